@@ -1,0 +1,27 @@
+//! # e2-shared: the crate every part of e2 uses
+//!
+//! Everything that is true of Eternity II boards independently of how the
+//! search is distributed lives here, one concept per module:
+//!
+//! - [`model`]: colours, edge quadruples, rotation, the puzzle (piece set and
+//!   hints) and the board (placed edges plus, when known, piece identities).
+//! - [`score`]: the one canonical scorer (SPEC §3). Every score e2 prints or
+//!   stores comes from it.
+//! - [`formats`]: one module per community notation, each reading and writing
+//!   the one board model, byte for byte (SPEC §4).
+//! - [`generator`] and [`layouts`]: seeded, faithful puzzles at any size and
+//!   the hint layouts with their pinned-seam floor (SPEC §5).
+//! - [`order`]: fill orders as pure functions of (size, hints) (SPEC §6).
+//! - [`backtrack`] and [`dlx`]: the two engines. They know nothing of gRPC,
+//!   run a prefix subtree, and stop and resume exactly.
+//! - [`render`]: an SVG picture of a board.
+//!
+//! The crate has no I/O beyond what its callers hand it and no async: the
+//! coordinator and workers wrap it, never the other way round.
+
+pub mod error;
+pub mod model;
+pub mod score;
+
+pub use error::Error;
+pub use model::{rotate, Board, Edges, Hint, Placement, Puzzle};

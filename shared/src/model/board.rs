@@ -212,7 +212,7 @@ mod tests {
     #[test]
     fn identity_is_recovered_from_edges() {
         let p = puzzle();
-        let mut b = Board::from_edges(2, 1, vec![Some([0, 0, 2, 1]), Some([1, 0, 0, 2])]);
+        let mut b = Board::from_edges(2, 1, vec![Some([0, 0, 2, 1]), Some([1, 0, 0, 0])]);
         b.identify(&p, None).unwrap();
         assert_eq!(b.codes().unwrap(), vec![4, 3]);
     }

@@ -31,14 +31,28 @@ pub enum Error {
 }
 
 impl Error {
-    pub fn format(format: &'static str, place: impl fmt::Display, reason: impl fmt::Display) -> Self {
-        Error::Format { format, place: place.to_string(), reason: reason.to_string() }
+    pub fn format(
+        format: &'static str,
+        place: impl fmt::Display,
+        reason: impl fmt::Display,
+    ) -> Self {
+        Error::Format {
+            format,
+            place: place.to_string(),
+            reason: reason.to_string(),
+        }
     }
     pub fn puzzle(place: impl fmt::Display, reason: impl fmt::Display) -> Self {
-        Error::Puzzle { place: place.to_string(), reason: reason.to_string() }
+        Error::Puzzle {
+            place: place.to_string(),
+            reason: reason.to_string(),
+        }
     }
     pub fn board(place: impl fmt::Display, reason: impl fmt::Display) -> Self {
-        Error::Board { place: place.to_string(), reason: reason.to_string() }
+        Error::Board {
+            place: place.to_string(),
+            reason: reason.to_string(),
+        }
     }
 }
 

@@ -19,9 +19,18 @@
 //! The crate has no I/O beyond what its callers hand it and no async: the
 //! coordinator and workers wrap it, never the other way round.
 
+pub mod backtrack;
+pub mod dlx;
 pub mod error;
+pub mod formats;
+pub mod generator;
+pub mod layouts;
 pub mod model;
+pub mod order;
+pub mod render;
+pub mod rng;
 pub mod score;
+pub mod search;
 
 pub use error::Error;
 pub use model::{rotate, Board, Edges, Hint, Placement, Puzzle};

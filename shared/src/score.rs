@@ -25,7 +25,9 @@ pub fn score(board: &Board) -> u32 {
     let mut matched = 0;
     for row in 0..h {
         for col in 0..w {
-            let Some(here) = board.cells[row * w + col] else { continue };
+            let Some(here) = board.cells[row * w + col] else {
+                continue;
+            };
             if col + 1 < w {
                 if let Some(right) = board.cells[row * w + col + 1] {
                     matched += (here[RIGHT] != 0 && here[RIGHT] == right[LEFT]) as u32;
@@ -45,7 +47,11 @@ pub fn score(board: &Board) -> u32 {
 pub fn evaluate(board: &Board) -> Score {
     let score = score(board);
     let max = max_score(board.width, board.height);
-    Score { score, max, breaks: max - score }
+    Score {
+        score,
+        max,
+        breaks: max - score,
+    }
 }
 
 #[cfg(test)]
@@ -68,6 +74,13 @@ mod tests {
         let b = Board::from_edges(2, 1, vec![Some([0, 3, 0, 0]), None]);
         assert_eq!(score(&b), 0);
         let b = Board::from_edges(1, 2, vec![Some([0, 0, 4, 0]), Some([4, 0, 0, 0])]);
-        assert_eq!(evaluate(&b), Score { score: 1, max: 1, breaks: 0 });
+        assert_eq!(
+            evaluate(&b),
+            Score {
+                score: 1,
+                max: 1,
+                breaks: 0
+            }
+        );
     }
 }

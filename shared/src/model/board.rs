@@ -34,19 +34,37 @@ pub struct Board {
 
 impl Board {
     pub fn empty(width: usize, height: usize) -> Self {
-        Board { width, height, cells: vec![None; width * height], placements: None }
+        Board {
+            width,
+            height,
+            cells: vec![None; width * height],
+            placements: None,
+        }
     }
 
     /// A board of edges only.
     pub fn from_edges(width: usize, height: usize, cells: Vec<Option<Edges>>) -> Self {
         debug_assert_eq!(cells.len(), width * height);
-        Board { width, height, cells, placements: None }
+        Board {
+            width,
+            height,
+            cells,
+            placements: None,
+        }
     }
 
     /// A board built from identities; its edges follow from the piece set.
     pub fn from_placements(puzzle: &Puzzle, placements: Vec<Option<Placement>>) -> Self {
-        let cells = placements.iter().map(|p| p.map(|p| rotate(puzzle.pieces[p.piece], p.rot))).collect();
-        Board { width: puzzle.width, height: puzzle.height, cells, placements: Some(placements) }
+        let cells = placements
+            .iter()
+            .map(|p| p.map(|p| rotate(puzzle.pieces[p.piece], p.rot)))
+            .collect();
+        Board {
+            width: puzzle.width,
+            height: puzzle.height,
+            cells,
+            placements: Some(placements),
+        }
     }
 
     /// A board from the BoardDoc vector (`piece*4 + rot`, `-1` empty).
@@ -61,13 +79,17 @@ impl Board {
         for (pos, &code) in codes.iter().enumerate() {
             placements.push(match code {
                 -1 => None,
-                c if c >= 0 && (c as usize) / 4 < puzzle.pieces.len() => {
-                    Some(Placement { piece: c as usize / 4, rot: (c % 4) as u8 })
-                }
+                c if c >= 0 && (c as usize) / 4 < puzzle.pieces.len() => Some(Placement {
+                    piece: c as usize / 4,
+                    rot: (c % 4) as u8,
+                }),
                 c => {
                     return Err(Error::board(
                         cell_place(pos, puzzle.width),
-                        format!("entry {c} is neither -1 nor piece*4+rot for one of {} pieces", puzzle.pieces.len()),
+                        format!(
+                            "entry {c} is neither -1 nor piece*4+rot for one of {} pieces",
+                            puzzle.pieces.len()
+                        ),
                     ))
                 }
             });
@@ -94,7 +116,12 @@ impl Board {
     /// The BoardDoc vector, when identities are known.
     pub fn codes(&self) -> Option<Vec<i32>> {
         let placements = self.placements.as_ref()?;
-        Some(placements.iter().map(|p| p.map_or(-1, Placement::code)).collect())
+        Some(
+            placements
+                .iter()
+                .map(|p| p.map_or(-1, Placement::code))
+                .collect(),
+        )
     }
 
     /// Recovers every filled cell's piece and rotation from its edges.
@@ -119,7 +146,11 @@ impl Board {
         Ok(())
     }
 
-    fn identify_with(&self, index: &PieceIndex, overlay: Option<&[Option<usize>]>) -> Result<Vec<Option<Placement>>> {
+    fn identify_with(
+        &self,
+        index: &PieceIndex,
+        overlay: Option<&[Option<usize>]>,
+    ) -> Result<Vec<Option<Placement>>> {
         let mut used_at: Vec<Option<usize>> = vec![None; index.pieces().len()];
         let mut out = Vec::with_capacity(self.cells.len());
         for (pos, cell) in self.cells.iter().enumerate() {
@@ -222,6 +253,9 @@ mod tests {
         let p = puzzle();
         let mut b = Board::from_edges(2, 1, vec![Some([0, 2, 0, 1]), None]);
         let e = b.identify(&p, None).unwrap_err().to_string();
-        assert!(e.contains("cell 0 (row 0, col 0)") && e.contains("match no piece"), "{e}");
+        assert!(
+            e.contains("cell 0 (row 0, col 0)") && e.contains("match no piece"),
+            "{e}"
+        );
     }
 }

@@ -37,7 +37,10 @@ pub fn rotation_to(catalogue: Edges, placed: Edges) -> Option<u8> {
 /// The lexicographically smallest rotation of a quadruple: two pieces are
 /// equal up to rotation exactly when their canonical forms are equal.
 pub fn canonical_form(edges: Edges) -> Edges {
-    (0..4u8).map(|r| rotate(edges, r)).min().expect("four rotations")
+    (0..4u8)
+        .map(|r| rotate(edges, r))
+        .min()
+        .expect("four rotations")
 }
 
 #[cfg(test)]

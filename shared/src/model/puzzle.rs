@@ -61,7 +61,10 @@ impl Puzzle {
         if self.num_colors > MAX_COLOUR {
             return Err(Error::puzzle(
                 "field \"numColors\"",
-                format!("{} is above the {MAX_COLOUR} colours the formats can carry", self.num_colors),
+                format!(
+                    "{} is above the {MAX_COLOUR} colours the formats can carry",
+                    self.num_colors
+                ),
             ));
         }
         if self.pieces.len() != self.cells() {
@@ -105,26 +108,45 @@ impl Puzzle {
             if h.pos >= self.cells() {
                 return Err(Error::puzzle(
                     place,
-                    format!("pos {} is outside the {}x{} board (0..{})", h.pos, self.width, self.height, self.cells()),
+                    format!(
+                        "pos {} is outside the {}x{} board (0..{})",
+                        h.pos,
+                        self.width,
+                        self.height,
+                        self.cells()
+                    ),
                 ));
             }
             if h.piece >= self.pieces.len() {
                 return Err(Error::puzzle(
                     place,
-                    format!("piece {} does not exist (the set has {} pieces)", h.piece, self.pieces.len()),
+                    format!(
+                        "piece {} does not exist (the set has {} pieces)",
+                        h.piece,
+                        self.pieces.len()
+                    ),
                 ));
             }
             if h.rot > 3 {
-                return Err(Error::puzzle(place, format!("rot {} is not a quarter turn 0..=3", h.rot)));
+                return Err(Error::puzzle(
+                    place,
+                    format!("rot {} is not a quarter turn 0..=3", h.rot),
+                ));
             }
             if let Some(other) = piece_at_cell.insert(h.pos, k) {
                 return Err(Error::puzzle(
                     place,
-                    format!("{} is already pinned by hint {other}", cell_place(h.pos, self.width)),
+                    format!(
+                        "{} is already pinned by hint {other}",
+                        cell_place(h.pos, self.width)
+                    ),
                 ));
             }
             if let Some(other) = cell_of_piece.insert(h.piece, k) {
-                return Err(Error::puzzle(place, format!("piece {} is already pinned by hint {other}", h.piece)));
+                return Err(Error::puzzle(
+                    place,
+                    format!("piece {} is already pinned by hint {other}", h.piece),
+                ));
             }
         }
         Ok(())
@@ -168,7 +190,10 @@ impl PieceIndex {
                 }
             }
         }
-        PieceIndex { by_edges, pieces: pieces.to_vec() }
+        PieceIndex {
+            by_edges,
+            pieces: pieces.to_vec(),
+        }
     }
 
     /// Every (piece, rot) that shows `placed`.
@@ -206,7 +231,10 @@ mod tests {
         let mut p = two_by_two();
         p.pieces.pop();
         let e = p.validate().unwrap_err().to_string();
-        assert!(e.contains("\"pieces\"") && e.contains("has 3 pieces, expected"), "{e}");
+        assert!(
+            e.contains("\"pieces\"") && e.contains("has 3 pieces, expected"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -214,7 +242,10 @@ mod tests {
         let mut p = two_by_two();
         p.pieces[2] = [3, 2, 0, 0];
         let e = p.validate().unwrap_err().to_string();
-        assert!(e.contains("piece 2") && e.contains("colour 3 is above numColors = 2"), "{e}");
+        assert!(
+            e.contains("piece 2") && e.contains("colour 3 is above numColors = 2"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -229,9 +260,16 @@ mod tests {
     #[test]
     fn hint_to_a_missing_piece_is_named() {
         let mut p = two_by_two();
-        p.hints.push(Hint { pos: 0, piece: 9, rot: 0 });
+        p.hints.push(Hint {
+            pos: 0,
+            piece: 9,
+            rot: 0,
+        });
         let e = p.validate().unwrap_err().to_string();
-        assert!(e.contains("hint 0") && e.contains("piece 9 does not exist"), "{e}");
+        assert!(
+            e.contains("hint 0") && e.contains("piece 9 does not exist"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -1,0 +1,1 @@
+//! Knuth's Algorithm C (DLX/XCC).

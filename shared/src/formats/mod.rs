@@ -1,0 +1,1 @@
+//! Community notations (filled in by the formats work).

@@ -1,0 +1,1 @@
+//! The seeded generator (SPEC §5).

@@ -1,0 +1,1 @@
+//! Hint layouts and their pinned-seam floor.

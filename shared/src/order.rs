@@ -1,0 +1,1 @@
+//! Fill orders (SPEC §6).

@@ -1,1 +1,56 @@
-fn main() {}
+//! `e2`: the one user-facing binary.
+//!
+//! A thin layer: it parses arguments with clap and calls the libraries
+//! (`e2_shared` for boards, formats and engines; `e2_coordinator` and
+//! `e2_worker` for the cluster). Errors reach the user as one line each via
+//! anyhow, never as a panic.
+
+mod commands;
+mod input;
+
+use clap::{Parser, Subcommand};
+
+use commands::{boards, generate};
+
+/// e2: a distributed Eternity II solver.
+///
+/// Start here:
+///   e2 solve                         best-score search on the bundled puzzle
+///   e2 count --puzzle P.json         count every solution of a small puzzle
+///   e2 convert URL-or-FILE           read a board in any notation, print all
+#[derive(Debug, Parser)]
+#[command(name = "e2", version, about, long_about, verbatim_doc_comment)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Read a board or puzzle in any notation and print it in every other
+    /// (or only `--to FORMAT`), with its score.
+    Convert(boards::ConvertArgs),
+    /// Score a board (matched interior seams, max, breaks) and check it
+    /// against a puzzle's clues.
+    Score(boards::ScoreArgs),
+    /// Draw a board as SVG: coloured edge triangles, hint cells outlined,
+    /// unmatched seams in red.
+    Render(boards::RenderArgs),
+    /// Generate a seeded puzzle faithful to Eternity II's colour recipe,
+    /// with its known solution.
+    Generate(generate::GenerateArgs),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Convert(args) => boards::convert(args),
+        Command::Score(args) => boards::score(args),
+        Command::Render(args) => boards::render(args),
+        Command::Generate(args) => generate::run(args),
+    };
+    if let Err(error) = result {
+        eprintln!("error: {error:#}");
+        std::process::exit(1);
+    }
+}

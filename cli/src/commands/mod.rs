@@ -1,0 +1,4 @@
+//! One module per group of subcommands; each is a thin layer over a library.
+
+pub mod boards;
+pub mod generate;

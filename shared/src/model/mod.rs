@@ -15,4 +15,4 @@ mod puzzle;
 
 pub use board::{Board, Placement};
 pub use edges::{canonical_form, rotate, rotation_to, Colour, Edges, DOWN, LEFT, RIGHT, UP};
-pub use puzzle::{Hint, PieceIndex, Puzzle};
+pub use puzzle::{Hint, PieceIndex, Puzzle, MAX_COLOUR, MAX_SIDE};

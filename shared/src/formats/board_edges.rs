@@ -180,7 +180,9 @@ mod tests {
     fn wrong_length_says_what_was_expected() {
         let e = read(&"a".repeat(1023), None, 22).unwrap_err().to_string();
         assert!(e.contains("length") && e.contains("1023 letters"), "{e}");
-        let e = read(&"a".repeat(28), Some((4, 2)), 22).unwrap_err().to_string();
+        let e = read(&"a".repeat(28), Some((4, 2)), 22)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("28 letters, expected 4*4*2 = 32"), "{e}");
     }
 

@@ -101,9 +101,15 @@ mod tests {
     #[test]
     fn faults_name_the_cell() {
         let e = read("001x05000002", 2, 2, None).unwrap_err().to_string();
-        assert!(e.contains("cell 1 (row 0, col 1)") && e.contains("\"x05\""), "{e}");
+        assert!(
+            e.contains("cell 1 (row 0, col 1)") && e.contains("\"x05\""),
+            "{e}"
+        );
         let e = read("001005000002", 2, 2, Some(4)).unwrap_err().to_string();
-        assert!(e.contains("cell 1 (row 0, col 1)") && e.contains("piece 5 does not exist"), "{e}");
+        assert!(
+            e.contains("cell 1 (row 0, col 1)") && e.contains("piece 5 does not exist"),
+            "{e}"
+        );
         let e = read("001002000001", 2, 2, None).unwrap_err().to_string();
         assert!(
             e.contains("cell 3 (row 1, col 1)") && e.contains("already placed at cell 0"),

@@ -110,16 +110,32 @@ impl BoardDoc {
         let map = parse(FORMAT, text)?;
         let doc = Object::top(FORMAT, &map);
         let name = doc.string("name")?.to_string();
-        let size = doc.optional_uint("size", MAX_SIDE as u64)?.map(|s| s as usize);
-        let width = doc.optional_uint("width", MAX_SIDE as u64)?.map(|s| s as usize);
-        let height = doc.optional_uint("height", MAX_SIDE as u64)?.map(|s| s as usize);
+        let size = doc
+            .optional_uint("size", MAX_SIDE as u64)?
+            .map(|s| s as usize);
+        let width = doc
+            .optional_uint("width", MAX_SIDE as u64)?
+            .map(|s| s as usize);
+        let height = doc
+            .optional_uint("height", MAX_SIDE as u64)?
+            .map(|s| s as usize);
         let mut board = Vec::new();
         for (pos, entry) in doc.array("board")?.iter().enumerate() {
             board.push(doc.int_at(entry, &format!("board[{pos}]"), -1, i32::MAX as i64)? as i32);
         }
         const KNOWN: [&str; 12] = [
-            "name", "size", "width", "height", "score", "breaks", "board", "board_hash",
-            "board_edges", "board_pieces", "url", "hints",
+            "name",
+            "size",
+            "width",
+            "height",
+            "score",
+            "breaks",
+            "board",
+            "board_hash",
+            "board_edges",
+            "board_pieces",
+            "url",
+            "hints",
         ];
         let parsed = BoardDoc {
             name,
@@ -131,7 +147,10 @@ impl BoardDoc {
             board,
             board_hash: doc.uint("board_hash", u64::MAX)?,
             board_edges: doc.string("board_edges")?.to_string(),
-            board_pieces: doc.optional_string("board_pieces")?.unwrap_or_default().to_string(),
+            board_pieces: doc
+                .optional_string("board_pieces")?
+                .unwrap_or_default()
+                .to_string(),
             url: doc.optional_string("url")?.unwrap_or_default().to_string(),
             hints: doc.optional_string("hints")?.map(str::to_string),
             extra: map
@@ -161,20 +180,37 @@ impl BoardDoc {
     /// The board this document describes, identities taken from `board`.
     pub fn to_input(&self) -> Result<BoardInput> {
         let (width, height) = self.dimensions()?;
-        let field = |name: &str, reason: String| Error::format(FORMAT, format!("field \"{name}\""), reason);
+        let field =
+            |name: &str, reason: String| Error::format(FORMAT, format!("field \"{name}\""), reason);
         let mut board = board_edges::read(&self.board_edges, Some((width, height)), MAX_COLOUR)?;
         if self.board.len() != width * height {
             return Err(field(
                 "board",
-                format!("{} entries, expected {width}*{height} = {}", self.board.len(), width * height),
+                format!(
+                    "{} entries, expected {width}*{height} = {}",
+                    self.board.len(),
+                    width * height
+                ),
             ));
         }
         let mut placements = Vec::with_capacity(self.board.len());
         for (pos, (&code, cell)) in self.board.iter().zip(&board.cells).enumerate() {
-            let placement = (code >= 0).then(|| Placement {
-                piece: code as usize / 4,
-                rot: (code % 4) as u8,
-            });
+            let placement = match code {
+                -1 => None,
+                code if code >= 0 => Some(Placement {
+                    piece: code as usize / 4,
+                    rot: (code % 4) as u8,
+                }),
+                code => {
+                    return Err(field(
+                        "board",
+                        format!(
+                            "{}: entry {code} is neither -1 nor piece*4+rot",
+                            cell_place(pos, width)
+                        ),
+                    ))
+                }
+            };
             if placement.is_some() != cell.is_some() {
                 return Err(field(
                     "board",
@@ -192,7 +228,10 @@ impl BoardDoc {
         if hash != self.board_hash {
             return Err(field(
                 "board_hash",
-                format!("{} is not the hash of the board vector, which is {hash}", self.board_hash),
+                format!(
+                    "{} is not the hash of the board vector, which is {hash}",
+                    self.board_hash
+                ),
             ));
         }
         let score = evaluate(&board);
@@ -278,15 +317,27 @@ mod tests {
         let board = Board::from_codes(&p, &[6, 2]).unwrap();
         let text = write("t", &board, &[]).unwrap();
         let doc = BoardDoc::parse(&text).unwrap();
-        let bad_hash = text.replace(&doc.board_hash.to_string(), &(doc.board_hash ^ 1).to_string());
+        let bad_hash = text.replace(
+            &doc.board_hash.to_string(),
+            &(doc.board_hash ^ 1).to_string(),
+        );
         let e = read(&bad_hash).unwrap_err().to_string();
-        assert!(e.contains("field \"board_hash\"") && e.contains("is not the hash"), "{e}");
+        assert!(
+            e.contains("field \"board_hash\"") && e.contains("is not the hash"),
+            "{e}"
+        );
         let bad_score = text.replace("\"score\": 1", "\"score\": 2");
         let e = read(&bad_score).unwrap_err().to_string();
-        assert!(e.contains("field \"score\"") && e.contains("scores 1 / 1"), "{e}");
+        assert!(
+            e.contains("field \"score\"") && e.contains("scores 1 / 1"),
+            "{e}"
+        );
         let bad_pieces = text.replace("002001", "001002");
         let e = read(&bad_pieces).unwrap_err().to_string();
-        assert!(e.contains("field \"board_pieces\"") && e.contains("cell 0"), "{e}");
+        assert!(
+            e.contains("field \"board_pieces\"") && e.contains("cell 0"),
+            "{e}"
+        );
     }
 
     #[test]

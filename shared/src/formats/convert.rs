@@ -192,7 +192,8 @@ fn render(
     puzzle: Option<&Puzzle>,
 ) -> std::result::Result<String, String> {
     let board = &input.board;
-    let not_a_puzzle = || "a board alone is not a puzzle: pass --puzzle with its piece set".to_string();
+    let not_a_puzzle =
+        || "a board alone is not a puzzle: pass --puzzle with its piece set".to_string();
     match format {
         OutputFormat::BoardEdges => Ok(board_edges::write(board)),
         OutputFormat::Hints => Ok(hints::write(&input.hints)),
@@ -234,8 +235,14 @@ mod tests {
         for format in OutputFormat::ALL {
             assert_eq!(format.name().parse::<OutputFormat>().unwrap(), format);
         }
-        let e = "board_edges".parse::<OutputFormat>().unwrap_err().to_string();
-        assert!(e.contains("\"board_edges\"") && e.contains("board-edges"), "{e}");
+        let e = "board_edges"
+            .parse::<OutputFormat>()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("\"board_edges\"") && e.contains("board-edges"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -245,15 +252,31 @@ mod tests {
         assert!(decoded.to_string().contains("8 letters"));
         let decoded = read_any("puzzle=p&board_w=2&board_h=1&board_edges=abaaaaab", None).unwrap();
         let conversion = convert(&decoded, None).unwrap();
-        assert_eq!(conversion.get(OutputFormat::BoardEdges).value.as_deref(), Ok("abaaaaab"));
         assert_eq!(
-            conversion.get(OutputFormat::BoardPieces).text().unwrap_err(),
+            conversion.get(OutputFormat::BoardEdges).value.as_deref(),
+            Ok("abaaaaab")
+        );
+        assert_eq!(
+            conversion
+                .get(OutputFormat::BoardPieces)
+                .text()
+                .unwrap_err(),
             "board-pieces: needs the piece set: pass --puzzle"
         );
         assert!(conversion.get(OutputFormat::PuzzleCsv).value.is_err());
-        assert_eq!(conversion.score, Score { score: 1, max: 1, breaks: 0 });
+        assert_eq!(
+            conversion.score,
+            Score {
+                score: 1,
+                max: 1,
+                breaks: 0
+            }
+        );
         let report = conversion.report();
-        assert!(report.starts_with("board-edges\nabaaaaab\n\nhints\n(none)\n\n"), "{report}");
+        assert!(
+            report.starts_with("board-edges\nabaaaaab\n\nhints\n(none)\n\n"),
+            "{report}"
+        );
         assert!(report.ends_with("score: 1 / 1 (breaks 0)\n"), "{report}");
     }
 }

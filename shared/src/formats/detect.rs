@@ -183,10 +183,16 @@ mod tests {
     #[test]
     fn each_notation_is_recognised() {
         let cases = [
-            ("https://eternity2.dev/viewer?puzzle=x&board_edges=abab", InputKind::Link),
+            (
+                "https://eternity2.dev/viewer?puzzle=x&board_edges=abab",
+                InputKind::Link,
+            ),
             ("e2.bucas.name/#board_edges=abab", InputKind::Link),
             ("puzzle=x&board_edges=abab", InputKind::ParameterBlock),
-            ("{\"board_edges\": \"\", \"board\": []}", InputKind::BoardDoc),
+            (
+                "{\"board_edges\": \"\", \"board\": []}",
+                InputKind::BoardDoc,
+            ),
             ("{\"pieces\": []}", InputKind::PuzzleJson),
             ("2\n1111111111111111,1,1,1\n", InputKind::PuzzleCsv),
             ("  abab\n", InputKind::BoardEdges),
@@ -200,7 +206,10 @@ mod tests {
     #[test]
     fn unrecognisable_input_says_what_was_expected() {
         let e = sniff("hello world").unwrap_err().to_string();
-        assert!(e.contains("not recognised") && e.contains("board_edges"), "{e}");
+        assert!(
+            e.contains("not recognised") && e.contains("board_edges"),
+            "{e}"
+        );
         let e = sniff("{\"nothing\": 1}").unwrap_err().to_string();
         assert!(e.contains("neither a BoardDoc"), "{e}");
         let e = sniff("").unwrap_err().to_string();

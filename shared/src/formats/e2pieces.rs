@@ -111,7 +111,9 @@ mod tests {
     fn partial_boards_are_written_but_not_positioned() {
         let board = Board::from_edges(2, 1, vec![None, Some([1, 0, 0, 0])]);
         assert_eq!(write(&board), "1 0 0 0\n");
-        let e = read("1 0 0 0\n0 0 1 0\n", None, 22).unwrap_err().to_string();
+        let e = read("1 0 0 0\n0 0 1 0\n", None, 22)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("2 lines is not n*n"), "{e}");
     }
 
@@ -124,6 +126,9 @@ mod tests {
         let e = read("0 3 2 0\n1 4 0 0\n2 x 0 0\n0 0 3 5", None, 22)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("line 3") && e.contains("\"x\" is not a colour 0..=22"), "{e}");
+        assert!(
+            e.contains("line 3") && e.contains("\"x\" is not a colour 0..=22"),
+            "{e}"
+        );
     }
 }

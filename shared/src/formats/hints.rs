@@ -108,7 +108,10 @@ mod tests {
     #[test]
     fn rotation_of_four_is_refused() {
         let e = read("34.4", 16, 16).unwrap_err().to_string();
-        assert!(e.contains("item 0 \"34.4\"") && e.contains("rotation 4"), "{e}");
+        assert!(
+            e.contains("item 0 \"34.4\"") && e.contains("rotation 4"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -123,7 +126,11 @@ mod tests {
 
     #[test]
     fn malformed_items_are_named() {
-        for (text, item) in [("34", "item 0 \"34\""), ("34.1--1.2", "item 1 \"\""), ("3a.1", "item 0")] {
+        for (text, item) in [
+            ("34", "item 0 \"34\""),
+            ("34.1--1.2", "item 1 \"\""),
+            ("3a.1", "item 0"),
+        ] {
             let e = read(text, 16, 16).unwrap_err().to_string();
             assert!(e.contains(item) && e.contains("expected pos.rot"), "{e}");
         }

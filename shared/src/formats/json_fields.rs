@@ -106,9 +106,7 @@ impl<'a> Object<'a> {
         value
             .as_i64()
             .filter(|n| (min..=max).contains(n))
-            .ok_or_else(|| {
-                self.error(path, expected(&format!("an integer {min}..={max}"), value))
-            })
+            .ok_or_else(|| self.error(path, expected(&format!("an integer {min}..={max}"), value)))
     }
 
     pub(crate) fn array(&self, key: &str) -> Result<&'a Vec<Value>> {

@@ -101,7 +101,10 @@ mod tests {
 
     #[test]
     fn marie_is_jblackwood() {
-        assert_eq!("marie".parse::<MotifsOrder>().unwrap(), MotifsOrder::JBlackwood);
+        assert_eq!(
+            "marie".parse::<MotifsOrder>().unwrap(),
+            MotifsOrder::JBlackwood
+        );
     }
 
     #[test]
@@ -111,13 +114,25 @@ mod tests {
 
     #[test]
     fn unknown_order_is_refused() {
-        let e = "alphabetical".parse::<MotifsOrder>().unwrap_err().to_string();
-        assert!(e.contains("motifs_order") && e.contains("\"alphabetical\""), "{e}");
+        let e = "alphabetical"
+            .parse::<MotifsOrder>()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("motifs_order") && e.contains("\"alphabetical\""),
+            "{e}"
+        );
     }
 
     #[test]
     fn letter_beyond_the_table_names_the_cell() {
-        let e = MotifsOrder::Jef.to_default("aaaaaaxa", 2).unwrap_err().to_string();
-        assert!(e.contains("cell 1 (row 0, col 1)") && e.contains("'x'"), "{e}");
+        let e = MotifsOrder::Jef
+            .to_default("aaaaaaxa", 2)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("cell 1 (row 0, col 1)") && e.contains("'x'"),
+            "{e}"
+        );
     }
 }

@@ -32,7 +32,10 @@ mod tests {
 
     #[test]
     fn follows_the_spec_examples() {
-        assert_eq!(sanitize("JBlackwood+PMcGavin_469"), "JBlackwood_PMcGavin_469");
+        assert_eq!(
+            sanitize("JBlackwood+PMcGavin_469"),
+            "JBlackwood_PMcGavin_469"
+        );
         assert_eq!(sanitize("a_-b"), "a_b");
         assert_eq!(sanitize(""), DEFAULT_NAME);
     }

@@ -213,7 +213,14 @@ mod tests {
         let puzzle = read(TWO_BY_TWO, "t").unwrap();
         assert_eq!(puzzle.pieces[0], [0, 1, 2, 0]);
         assert_eq!(puzzle.num_colors, 2);
-        assert_eq!(puzzle.hints, vec![Hint { pos: 3, piece: 2, rot: 2 }]);
+        assert_eq!(
+            puzzle.hints,
+            vec![Hint {
+                pos: 3,
+                piece: 2,
+                rot: 2
+            }]
+        );
         assert_eq!(write(&puzzle).unwrap(), TWO_BY_TWO);
     }
 
@@ -236,7 +243,10 @@ mod tests {
         let e = read(&TWO_BY_TWO.replace(",1,1,2", ",1,2,2"), "t")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("line 4, field 6 (y)") && e.contains("0..=1"), "{e}");
+        assert!(
+            e.contains("line 4, field 6 (y)") && e.contains("0..=1"),
+            "{e}"
+        );
         let e = read(&TWO_BY_TWO.replace(",1,1,2", ",1,1"), "t")
             .unwrap_err()
             .to_string();
@@ -248,7 +258,11 @@ mod tests {
     #[test]
     fn unrepresentable_puzzles_are_refused_by_the_writer() {
         let mut puzzle = read(TWO_BY_TWO, "t").unwrap();
-        puzzle.hints = vec![Hint { pos: 0, piece: 0, rot: 0 }];
+        puzzle.hints = vec![Hint {
+            pos: 0,
+            piece: 0,
+            rot: 0,
+        }];
         let e = write(&puzzle).unwrap_err().to_string();
         assert!(e.contains("line 2") && e.contains("not pinned"), "{e}");
     }

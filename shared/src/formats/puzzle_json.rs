@@ -128,7 +128,14 @@ mod tests {
     fn reads_and_writes_back() {
         let puzzle = read(TWO_BY_TWO).unwrap();
         assert_eq!(puzzle.pieces[2], [2, 2, 0, 0]);
-        assert_eq!(puzzle.hints, vec![Hint { pos: 3, piece: 2, rot: 2 }]);
+        assert_eq!(
+            puzzle.hints,
+            vec![Hint {
+                pos: 3,
+                piece: 2,
+                rot: 2
+            }]
+        );
         assert_eq!(read(&write(&puzzle)).unwrap(), puzzle);
     }
 
@@ -137,11 +144,17 @@ mod tests {
         let e = read(&TWO_BY_TWO.replace("[2,2,0,0]", "[2,2,0]"))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("field \"pieces[2]\"") && e.contains("3 colours, expected 4"), "{e}");
+        assert!(
+            e.contains("field \"pieces[2]\"") && e.contains("3 colours, expected 4"),
+            "{e}"
+        );
         let e = read(&TWO_BY_TWO.replace("[2,2,0,0]", "[2,2,\"x\",0]"))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("field \"pieces[2][2]\"") && e.contains("\"x\""), "{e}");
+        assert!(
+            e.contains("field \"pieces[2][2]\"") && e.contains("\"x\""),
+            "{e}"
+        );
         let e = read(&TWO_BY_TWO.replace("\"numColors\": 2,", ""))
             .unwrap_err()
             .to_string();
@@ -149,16 +162,25 @@ mod tests {
         let e = read(&TWO_BY_TWO.replace("\"rot\": 2", "\"rot\": 4"))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("field \"hints[0].rot\"") && e.contains("0..=3"), "{e}");
+        assert!(
+            e.contains("field \"hints[0].rot\"") && e.contains("0..=3"),
+            "{e}"
+        );
         let e = read("{\"name\": ").unwrap_err().to_string();
-        assert!(e.contains("line 1, column") && e.contains("not valid JSON"), "{e}");
+        assert!(
+            e.contains("line 1, column") && e.contains("not valid JSON"),
+            "{e}"
+        );
     }
 
     #[test]
     fn duplicate_pieces_need_permission() {
         let text = TWO_BY_TWO.replace("[1,0,0,2]", "[2,0,0,1]");
         let e = read(&text).unwrap_err().to_string();
-        assert!(e.contains("piece 3") && e.contains("equals piece 0") && e.contains("up to rotation"), "{e}");
+        assert!(
+            e.contains("piece 3") && e.contains("equals piece 0") && e.contains("up to rotation"),
+            "{e}"
+        );
         read_with(&text, Duplicates::Allow).unwrap();
     }
 }

@@ -155,9 +155,7 @@ fn drop_what_lost_its_cell(input: &mut BoardInput) -> Vec<Error> {
 fn parameters(text: &str) -> Result<HashMap<&str, &str>> {
     let text = text.trim();
     let block = if is_link(text) {
-        let after_scheme = text
-            .find("://")
-            .map_or(text, |i| &text[i + 3..]);
+        let after_scheme = text.find("://").map_or(text, |i| &text[i + 3..]);
         let host_end = after_scheme
             .find(['/', '?', '#'])
             .unwrap_or(after_scheme.len());
@@ -269,11 +267,7 @@ mod tests {
     use super::*;
 
     fn small_board() -> Board {
-        Board::from_edges(
-            2,
-            1,
-            vec![Some([0, 3, 0, 0]), Some([0, 0, 0, 3])],
-        )
+        Board::from_edges(2, 1, vec![Some([0, 3, 0, 0]), Some([0, 0, 0, 3])])
     }
 
     #[test]
@@ -307,16 +301,26 @@ mod tests {
     #[test]
     fn bare_block_with_motifs_order_translates() {
         // Under jef, 't' (index 19) is drawn as the default 's'.
-        let (input, _) = read("puzzle=x&board_edges=atat&motifs_order=jef", Strictness::Strict).unwrap();
+        let (input, _) = read(
+            "puzzle=x&board_edges=atat&motifs_order=jef",
+            Strictness::Strict,
+        )
+        .unwrap();
         assert_eq!(input.board.cells, vec![Some([0, 18, 0, 18])]);
     }
 
     #[test]
     fn unknown_motifs_order_is_an_error() {
-        let e = read("puzzle=x&board_edges=abab&motifs_order=zigzag", Strictness::Strict)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("motifs_order") && e.contains("\"zigzag\""), "{e}");
+        let e = read(
+            "puzzle=x&board_edges=abab&motifs_order=zigzag",
+            Strictness::Strict,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("motifs_order") && e.contains("\"zigzag\""),
+            "{e}"
+        );
     }
 
     #[test]
@@ -325,17 +329,26 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("host") && e.contains("example.com"), "{e}");
-        let e = read("puzzle=x&puzzle_size=2&board_w=1&board_h=1&board_edges=abab", Strictness::Strict)
-            .unwrap_err()
-            .to_string();
+        let e = read(
+            "puzzle=x&puzzle_size=2&board_w=1&board_h=1&board_edges=abab",
+            Strictness::Strict,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("puzzle_size") && e.contains("2x2"), "{e}");
-        let e = read("puzzle=x&board_edges=abab&board_edges=abab", Strictness::Strict)
-            .unwrap_err()
-            .to_string();
+        let e = read(
+            "puzzle=x&board_edges=abab&board_edges=abab",
+            Strictness::Strict,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("given twice"), "{e}");
-        let e = read("puzzle=x&board_edges=abab&hints=0.0-0.1", Strictness::Strict)
-            .unwrap_err()
-            .to_string();
+        let e = read(
+            "puzzle=x&board_edges=abab&hints=0.0-0.1",
+            Strictness::Strict,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("item 1") && e.contains("already pinned"), "{e}");
     }
 

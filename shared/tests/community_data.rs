@@ -182,6 +182,11 @@ fn known_boards_survive_every_output_format() {
         let conversion = convert(&Decoded::Board(b.input.clone()), Some(&set))
             .unwrap_or_else(|e| panic!("{}: {e}", b.id));
         assert_eq!(conversion.score.max, max_score(16, 16));
+        if b.id == "JBlackwood+PMcGavin_469" {
+            // The SPEC's own sanitising example, on the board it came from.
+            let link = conversion.get(OutputFormat::Url).text().unwrap();
+            assert!(link.contains("?puzzle=JBlackwood_PMcGavin_469&"), "{link}");
+        }
         for format in [
             OutputFormat::BoardEdges,
             OutputFormat::Url,

@@ -140,7 +140,7 @@ pub fn sniff(text: &str) -> Result<InputKind> {
     if url::is_link(trimmed) {
         return Ok(InputKind::Link);
     }
-    if trimmed.starts_with('{') {
+    if trimmed.starts_with(['{', '[']) {
         let map = parse("JSON", trimmed)?;
         return if map.contains_key("board_edges") || map.contains_key("board") {
             Ok(InputKind::BoardDoc)
@@ -164,6 +164,13 @@ pub fn sniff(text: &str) -> Result<InputKind> {
         return Ok(InputKind::PuzzleCsv);
     }
     if !trimmed.contains(char::is_whitespace) {
+        if trimmed.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(Error::format(
+                "input",
+                "start",
+                "only digits: board_pieces alone is an overlay, not a board; give it with board_edges in a parameter block",
+            ));
+        }
         return Ok(InputKind::BoardEdges);
     }
     if first.split_whitespace().count() == 4 {
@@ -212,6 +219,10 @@ mod tests {
         );
         let e = sniff("{\"nothing\": 1}").unwrap_err().to_string();
         assert!(e.contains("neither a BoardDoc"), "{e}");
+        let e = sniff("001002003004").unwrap_err().to_string();
+        assert!(e.contains("board_pieces alone"), "{e}");
+        let e = sniff("[1, 2]").unwrap_err().to_string();
+        assert!(e.contains("expected a JSON object"), "{e}");
         let e = sniff("").unwrap_err().to_string();
         assert!(e.contains("empty"), "{e}");
     }

@@ -168,3 +168,83 @@ impl BoardInput {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set() -> Puzzle {
+        Puzzle {
+            name: "t".into(),
+            width: 2,
+            height: 1,
+            num_colors: 2,
+            pieces: vec![[0, 1, 0, 0], [0, 0, 2, 1]],
+            hints: vec![],
+        }
+    }
+
+    fn input() -> BoardInput {
+        // Piece 1 at rot 2 faces piece 0 at rot 2 with colour 1.
+        let board = Board::from_edges(2, 1, vec![Some([2, 1, 0, 0]), Some([0, 0, 0, 1])]);
+        BoardInput::new("b", board)
+    }
+
+    #[test]
+    fn pins_become_hints_with_the_piece_on_their_cell() {
+        let mut input = input();
+        input.hints = vec![Pin { pos: 1, rot: 2 }];
+        input.identify(&set()).unwrap();
+        assert_eq!(
+            input.to_puzzle(&set()).unwrap().hints,
+            vec![Hint {
+                pos: 1,
+                piece: 0,
+                rot: 2
+            }]
+        );
+    }
+
+    #[test]
+    fn a_pin_whose_rotation_does_not_show_the_cell_is_refused() {
+        let mut input = input();
+        input.hints = vec![Pin { pos: 0, rot: 1 }];
+        let e = input.identify(&set()).unwrap_err().to_string();
+        assert!(
+            e.contains("item 0 \"0.1\"") && e.contains("holds piece 1 at rotation 2"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn parts_that_disagree_are_named() {
+        let mut input = input();
+        input.board.cells[1] = None;
+        input.hints = vec![Pin { pos: 1, rot: 0 }];
+        let e = input.check().unwrap_err().to_string();
+        assert!(
+            e.contains("item 0") && e.contains("is empty on the board"),
+            "{e}"
+        );
+        input.hints.clear();
+        input.pieces_overlay = Some(vec![Some(1), Some(0)]);
+        let e = input.check().unwrap_err().to_string();
+        assert!(
+            e.contains("board_pieces: cell 1 (row 0, col 1)") && e.contains("names piece 1"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_puzzle_shows_its_hints_as_a_board() {
+        let mut puzzle = set();
+        puzzle.hints = vec![Hint {
+            pos: 1,
+            piece: 1,
+            rot: 3,
+        }];
+        let input = BoardInput::from_puzzle_hints(&puzzle).unwrap();
+        assert_eq!(input.board.cells, vec![None, Some([0, 2, 1, 0])]);
+        assert_eq!(input.hints, vec![Pin { pos: 1, rot: 3 }]);
+    }
+}

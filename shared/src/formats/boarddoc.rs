@@ -104,71 +104,139 @@ impl BoardDoc {
         serde_json::to_string_pretty(self).expect("a BoardDoc always serialises")
     }
 
-    /// Parses a document and checks it against itself: sizes, channels,
-    /// hash and score must all describe the same board.
+    /// Parses a complete document (every field this crate writes) and
+    /// checks it against itself: sizes, channels, hash and score must all
+    /// describe the same board.
     pub fn parse(text: &str) -> Result<BoardDoc> {
+        let stated = Stated::parse(text)?;
+        stated.to_input()?;
+        let missing = |key: &str| Error::format(FORMAT, format!("field \"{key}\""), "missing");
+        Ok(BoardDoc {
+            score: stated.score.ok_or_else(|| missing("score"))?,
+            breaks: stated.breaks.ok_or_else(|| missing("breaks"))?,
+            board_hash: stated.board_hash.ok_or_else(|| missing("board_hash"))?,
+            board: stated.board.ok_or_else(|| missing("board"))?,
+            board_pieces: stated.board_pieces.ok_or_else(|| missing("board_pieces"))?,
+            url: stated.url.ok_or_else(|| missing("url"))?,
+            name: stated.name,
+            size: stated.size,
+            width: stated.width,
+            height: stated.height,
+            board_edges: stated.board_edges,
+            hints: stated.hints,
+            extra: stated.extra,
+        })
+    }
+
+    /// The board this document describes, identities taken from `board`.
+    pub fn to_input(&self) -> Result<BoardInput> {
+        Stated {
+            name: self.name.clone(),
+            size: self.size,
+            width: self.width,
+            height: self.height,
+            score: Some(self.score),
+            breaks: Some(self.breaks),
+            board: Some(self.board.clone()),
+            board_hash: Some(self.board_hash),
+            board_edges: self.board_edges.clone(),
+            board_pieces: Some(self.board_pieces.clone()).filter(|p| !p.is_empty()),
+            url: Some(self.url.clone()),
+            hints: self.hints.clone(),
+            extra: BTreeMap::new(),
+        }
+        .to_input()
+    }
+}
+
+/// What a document states. Only `name` and `board_edges` are required to
+/// read a board back: documents from other tools may lack the identity
+/// channels, and every field present is checked against the others.
+struct Stated {
+    name: String,
+    size: Option<usize>,
+    width: Option<usize>,
+    height: Option<usize>,
+    score: Option<u32>,
+    breaks: Option<u32>,
+    board: Option<Vec<i32>>,
+    board_hash: Option<u64>,
+    board_edges: String,
+    board_pieces: Option<String>,
+    url: Option<String>,
+    hints: Option<String>,
+    extra: BTreeMap<String, Value>,
+}
+
+const KNOWN_FIELDS: [&str; 12] = [
+    "name",
+    "size",
+    "width",
+    "height",
+    "score",
+    "breaks",
+    "board",
+    "board_hash",
+    "board_edges",
+    "board_pieces",
+    "url",
+    "hints",
+];
+
+impl Stated {
+    fn parse(text: &str) -> Result<Stated> {
         let map = parse(FORMAT, text)?;
         let doc = Object::top(FORMAT, &map);
-        let name = doc.string("name")?.to_string();
-        let size = doc
-            .optional_uint("size", MAX_SIDE as u64)?
-            .map(|s| s as usize);
-        let width = doc
-            .optional_uint("width", MAX_SIDE as u64)?
-            .map(|s| s as usize);
-        let height = doc
-            .optional_uint("height", MAX_SIDE as u64)?
-            .map(|s| s as usize);
-        let mut board = Vec::new();
-        for (pos, entry) in doc.array("board")?.iter().enumerate() {
-            board.push(doc.int_at(entry, &format!("board[{pos}]"), -1, i32::MAX as i64)? as i32);
-        }
-        const KNOWN: [&str; 12] = [
-            "name",
-            "size",
-            "width",
-            "height",
-            "score",
-            "breaks",
-            "board",
-            "board_hash",
-            "board_edges",
-            "board_pieces",
-            "url",
-            "hints",
-        ];
-        let parsed = BoardDoc {
-            name,
-            size,
-            width,
-            height,
-            score: doc.uint("score", u32::MAX as u64)? as u32,
-            breaks: doc.uint("breaks", u32::MAX as u64)? as u32,
+        let side = |key: &str| -> Result<Option<usize>> {
+            Ok(doc.optional_uint(key, MAX_SIDE as u64)?.map(|s| s as usize))
+        };
+        let count = |key: &str| -> Result<Option<u32>> {
+            Ok(doc.optional_uint(key, u32::MAX as u64)?.map(|n| n as u32))
+        };
+        let board = match doc.optional("board") {
+            None => None,
+            Some(_) => Some(
+                doc.array("board")?
+                    .iter()
+                    .enumerate()
+                    .map(|(pos, entry)| {
+                        Ok(
+                            doc.int_at(entry, &format!("board[{pos}]"), -1, i32::MAX as i64)?
+                                as i32,
+                        )
+                    })
+                    .collect::<Result<Vec<i32>>>()?,
+            ),
+        };
+        Ok(Stated {
+            name: doc.string("name")?.to_string(),
+            size: side("size")?,
+            width: side("width")?,
+            height: side("height")?,
+            score: count("score")?,
+            breaks: count("breaks")?,
             board,
-            board_hash: doc.uint("board_hash", u64::MAX)?,
+            board_hash: doc.optional_uint("board_hash", u64::MAX)?,
             board_edges: doc.string("board_edges")?.to_string(),
-            board_pieces: doc
-                .optional_string("board_pieces")?
-                .unwrap_or_default()
-                .to_string(),
-            url: doc.optional_string("url")?.unwrap_or_default().to_string(),
+            board_pieces: doc.optional_string("board_pieces")?.map(str::to_string),
+            url: doc.optional_string("url")?.map(str::to_string),
             hints: doc.optional_string("hints")?.map(str::to_string),
             extra: map
                 .iter()
-                .filter(|(key, _)| !KNOWN.contains(&key.as_str()))
+                .filter(|(key, _)| !KNOWN_FIELDS.contains(&key.as_str()))
                 .map(|(key, value)| (key.clone(), value.clone()))
                 .collect(),
-        };
-        parsed.to_input()?;
-        Ok(parsed)
+        })
     }
 
-    /// `(width, height)` from `size` or `width`/`height`.
-    fn dimensions(&self) -> Result<(usize, usize)> {
+    /// `(width, height)` from `size` or `width`/`height`; with neither,
+    /// the board is square and `board_edges` says how big.
+    fn dimensions(&self) -> Result<Option<(usize, usize)>> {
         match (self.size, self.width, self.height) {
-            (Some(s), None, None) => Ok((s, s)),
-            (Some(s), Some(w), Some(h)) if (s, s) == (w, h) => Ok((s, s)),
-            (None, Some(w), Some(h)) => Ok((w, h)),
+            (None, None, None) => Ok(None),
+            (Some(s), None, None) => Ok(Some((s, s))),
+            (Some(s), Some(w), Some(h)) if (s, s) == (w, h) => Ok(Some((s, s))),
+            (None, Some(w), Some(h)) => Ok(Some((w, h))),
             _ => Err(Error::format(
                 FORMAT,
                 "field \"size\"",
@@ -177,84 +245,51 @@ impl BoardDoc {
         }
     }
 
-    /// The board this document describes, identities taken from `board`.
-    pub fn to_input(&self) -> Result<BoardInput> {
-        let (width, height) = self.dimensions()?;
+    fn to_input(&self) -> Result<BoardInput> {
         let field =
             |name: &str, reason: String| Error::format(FORMAT, format!("field \"{name}\""), reason);
-        let mut board = board_edges::read(&self.board_edges, Some((width, height)), MAX_COLOUR)?;
-        if self.board.len() != width * height {
-            return Err(field(
-                "board",
-                format!(
-                    "{} entries, expected {width}*{height} = {}",
-                    self.board.len(),
-                    width * height
-                ),
-            ));
-        }
-        let mut placements = Vec::with_capacity(self.board.len());
-        for (pos, (&code, cell)) in self.board.iter().zip(&board.cells).enumerate() {
-            let placement = match code {
-                -1 => None,
-                code if code >= 0 => Some(Placement {
-                    piece: code as usize / 4,
-                    rot: (code % 4) as u8,
-                }),
-                code => {
-                    return Err(field(
-                        "board",
-                        format!(
-                            "{}: entry {code} is neither -1 nor piece*4+rot",
-                            cell_place(pos, width)
-                        ),
-                    ))
-                }
-            };
-            if placement.is_some() != cell.is_some() {
+        let mut board = board_edges::read(&self.board_edges, self.dimensions()?, MAX_COLOUR)?;
+        let (width, height) = (board.width, board.height);
+        if let Some(codes) = &self.board {
+            board.placements = Some(placements_of(codes, &board)?);
+            let hash = board_hash(codes);
+            if let Some(stated) = self.board_hash.filter(|&stated| stated != hash) {
                 return Err(field(
-                    "board",
-                    format!(
-                        "{}: entry {code} but board_edges has the cell {}",
-                        cell_place(pos, width),
-                        if cell.is_some() { "filled" } else { "empty" }
-                    ),
+                    "board_hash",
+                    format!("{stated} is not the hash of the board vector, which is {hash}"),
                 ));
             }
-            placements.push(placement);
-        }
-        board.placements = Some(placements);
-        let hash = board_hash(&self.board);
-        if hash != self.board_hash {
-            return Err(field(
-                "board_hash",
-                format!(
-                    "{} is not the hash of the board vector, which is {hash}",
-                    self.board_hash
-                ),
-            ));
         }
         let score = evaluate(&board);
-        if (self.score, self.breaks) != (score.score, score.breaks) {
+        let stated_score = (
+            self.score.unwrap_or(score.score),
+            self.breaks.unwrap_or(score.breaks),
+        );
+        if stated_score != (score.score, score.breaks) {
             return Err(field(
                 "score",
                 format!(
                     "says score {} breaks {}, but the board scores {} / {} (breaks {})",
-                    self.score, self.breaks, score.score, score.max, score.breaks
+                    stated_score.0, stated_score.1, score.score, score.max, score.breaks
                 ),
             ));
         }
-        let overlay = board_pieces::of_board(&board).expect("placements were just set");
-        if !self.board_pieces.is_empty() {
-            let stored = board_pieces::read(&self.board_pieces, width, height, None)?;
-            if let Some(pos) = (0..stored.len()).find(|&pos| stored[pos] != overlay[pos]) {
-                return Err(field(
-                    "board_pieces",
-                    format!("{} disagrees with the board vector", cell_place(pos, width)),
-                ));
+        let mut input = BoardInput::new(self.name.clone(), board);
+        if let Some(digits) = &self.board_pieces {
+            let stated = board_pieces::read(digits, width, height, None)?;
+            match board_pieces::of_board(&input.board) {
+                Some(from_board) => {
+                    if let Some(pos) = (0..stated.len()).find(|&pos| stated[pos] != from_board[pos])
+                    {
+                        return Err(field(
+                            "board_pieces",
+                            format!("{} disagrees with the board vector", cell_place(pos, width)),
+                        ));
+                    }
+                }
+                None => input.pieces_overlay = Some(stated),
             }
         }
-        let mut input = BoardInput::new(self.name.clone(), board);
         if let Some(text) = &self.hints {
             input.hints = hints::read(text, width, height)?;
         }
@@ -263,9 +298,54 @@ impl BoardDoc {
     }
 }
 
-/// Reads a BoardDoc back to its board.
+/// The placements of a `board` vector, which must fill exactly the cells
+/// `board_edges` fills.
+fn placements_of(codes: &[i32], board: &Board) -> Result<Vec<Option<Placement>>> {
+    let width = board.width;
+    let fail = |reason: String| Error::format(FORMAT, "field \"board\"", reason);
+    if codes.len() != board.cells.len() {
+        return Err(fail(format!(
+            "{} entries, expected {}*{} = {}",
+            codes.len(),
+            board.width,
+            board.height,
+            board.cells.len()
+        )));
+    }
+    codes
+        .iter()
+        .zip(&board.cells)
+        .enumerate()
+        .map(|(pos, (&code, cell))| {
+            let placement = match code {
+                -1 => None,
+                code if code >= 0 => Some(Placement {
+                    piece: code as usize / 4,
+                    rot: (code % 4) as u8,
+                }),
+                code => {
+                    return Err(fail(format!(
+                        "{}: entry {code} is neither -1 nor piece*4+rot",
+                        cell_place(pos, width)
+                    )))
+                }
+            };
+            if placement.is_some() != cell.is_some() {
+                return Err(fail(format!(
+                    "{}: entry {code} but board_edges has the cell {}",
+                    cell_place(pos, width),
+                    if cell.is_some() { "filled" } else { "empty" }
+                )));
+            }
+            Ok(placement)
+        })
+        .collect()
+}
+
+/// Reads a BoardDoc back to its board. Beyond `name` and `board_edges`
+/// every field is optional, and each one present must agree with the rest.
 pub fn read(text: &str) -> Result<BoardInput> {
-    BoardDoc::parse(text)?.to_input()
+    Stated::parse(text)?.to_input()
 }
 
 /// Writes the BoardDoc of an identified board.
@@ -338,6 +418,24 @@ mod tests {
             e.contains("field \"board_pieces\"") && e.contains("cell 0"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn documents_without_identities_still_give_their_board() {
+        let text = r#"{"name": "edges only", "board_edges": "abaaaaab"}"#;
+        let e = read(text).unwrap_err().to_string();
+        assert!(e.contains("8 letters is not 4*n*n"), "{e}");
+        let text = r#"{"name": "e", "width": 2, "height": 1, "board_edges": "abaaaaab", "board_pieces": "002001"}"#;
+        let input = read(text).unwrap();
+        assert_eq!(
+            input.board.cells,
+            vec![Some([0, 1, 0, 0]), Some([0, 0, 0, 1])]
+        );
+        assert_eq!(input.board.placements, None);
+        assert_eq!(input.pieces_overlay, Some(vec![Some(1), Some(0)]));
+        // The typed document needs every field this crate writes.
+        let e = BoardDoc::parse(text).unwrap_err().to_string();
+        assert!(e.contains("field \"score\": missing"), "{e}");
     }
 
     #[test]

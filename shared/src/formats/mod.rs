@@ -5,8 +5,8 @@
 //! here is its own module with a `read` and a `write`, and nothing else
 //! knows its bytes. They meet in two places: [`input::BoardInput`], the
 //! board every board notation decodes to (edges, hints, and the piece
-//! identities when the notation carries them), and [`convert`], which turns
-//! any decoded input into every output at once. [`detect`] recognises which
+//! identities when the notation carries them), and [`convert()`], which turns
+//! any decoded input into every output at once. [`detect()`] recognises which
 //! notation a pasted text is in, so a user never has to say.
 //!
 //! Readers are strict by default: a wrong length, a letter out of range or

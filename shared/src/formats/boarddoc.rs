@@ -14,8 +14,10 @@
 //! all hashes.
 
 use std::collections::BTreeMap;
+use std::io;
 
 use serde::Serialize;
+use serde_json::ser::Formatter;
 use serde_json::Value;
 
 use super::hints::{self, Pin};
@@ -99,9 +101,15 @@ impl BoardDoc {
         })
     }
 
-    /// Pretty JSON, two-space indent like the Puzzle JSON files.
+    /// The document as JSON: one field per line, two-space indent, and
+    /// arrays on one line as the SPEC shows them (`"board": [3, 16, ...]`),
+    /// so the 256-entry vector stays one line rather than 256.
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("a BoardDoc always serialises")
+        let mut out = Vec::new();
+        let mut writer = serde_json::Serializer::with_formatter(&mut out, FieldPerLine::default());
+        self.serialize(&mut writer)
+            .expect("a BoardDoc always serialises");
+        String::from_utf8(out).expect("serde_json writes UTF-8")
     }
 
     /// Parses a complete document (every field this crate writes) and
@@ -342,6 +350,67 @@ fn placements_of(codes: &[i32], board: &Board) -> Result<Vec<Option<Placement>>>
         .collect()
 }
 
+/// A JSON layout with each object member on its own indented line and
+/// arrays kept inline, `[1, 2, 3]`.
+#[derive(Default)]
+struct FieldPerLine {
+    depth: usize,
+    members_written: bool,
+}
+
+impl FieldPerLine {
+    fn indent<W: ?Sized + io::Write>(&self, writer: &mut W) -> io::Result<()> {
+        (0..self.depth).try_for_each(|_| writer.write_all(b"  "))
+    }
+}
+
+impl Formatter for FieldPerLine {
+    fn begin_object<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.depth += 1;
+        self.members_written = false;
+        writer.write_all(b"{")
+    }
+
+    fn end_object<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.depth -= 1;
+        if self.members_written {
+            writer.write_all(b"\n")?;
+            self.indent(writer)?;
+        }
+        writer.write_all(b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        writer.write_all(if first { b"\n" } else { b",\n" })?;
+        self.indent(writer)
+    }
+
+    fn begin_object_value<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        writer.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + io::Write>(&mut self, _writer: &mut W) -> io::Result<()> {
+        self.members_written = true;
+        Ok(())
+    }
+
+    fn begin_array_value<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b", ")
+        }
+    }
+}
+
 /// Reads a BoardDoc back to its board. Beyond `name` and `board_edges`
 /// every field is optional, and each one present must agree with the rest.
 pub fn read(text: &str) -> Result<BoardInput> {
@@ -382,6 +451,12 @@ mod tests {
         let board = Board::from_codes(&p, &[4 + 2, 2]).unwrap();
         let pins = [Pin { pos: 1, rot: 2 }];
         let text = write("two cells", &board, &pins).unwrap();
+        assert!(
+            text.starts_with("{\n  \"name\": \"two_cells\",\n  \"width\": 2,\n"),
+            "{text}"
+        );
+        assert!(text.contains("\n  \"board\": [6, 2],\n"), "{text}");
+        assert!(text.ends_with("\n  \"hints\": \"1.2\"\n}"), "{text}");
         let input = read(&text).unwrap();
         assert_eq!(input.board, board);
         assert_eq!(input.hints, pins);

@@ -23,34 +23,62 @@ pub struct ArgText {
 pub fn read_arg(arg: &str) -> Result<ArgText> {
     if arg == "-" {
         let mut text = String::new();
-        std::io::stdin().read_to_string(&mut text).context("reading standard input")?;
-        return Ok(ArgText { text, name_hint: None, origin: "stdin".into() });
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .context("reading standard input")?;
+        return Ok(ArgText {
+            text,
+            name_hint: None,
+            origin: "stdin".into(),
+        });
     }
     let path = Path::new(arg);
     // A long literal (a URL or a board) is never a path; avoid stat errors on it.
     if arg.len() < 4096 && path.is_file() {
-        let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
         let name_hint = path.file_stem().map(|s| s.to_string_lossy().into_owned());
-        return Ok(ArgText { text, name_hint, origin: path.display().to_string() });
+        return Ok(ArgText {
+            text,
+            name_hint,
+            origin: path.display().to_string(),
+        });
     }
     if looks_like_a_path(arg) {
         anyhow::bail!("{arg}: no such file");
     }
-    Ok(ArgText { text: arg.to_string(), name_hint: None, origin: "argument".into() })
+    Ok(ArgText {
+        text: arg.to_string(),
+        name_hint: None,
+        origin: "argument".into(),
+    })
 }
 
 /// A short argument ending in a file extension is a path that does not
 /// exist, not a literal board.
 fn looks_like_a_path(arg: &str) -> bool {
     let lower = arg.to_ascii_lowercase();
-    [".json", ".csv", ".txt", ".svg", ".dlx"].iter().any(|ext| lower.ends_with(ext)) && !arg.contains('=')
+    [".json", ".csv", ".txt", ".svg", ".dlx"]
+        .iter()
+        .any(|ext| lower.ends_with(ext))
+        && !arg.contains('=')
 }
 
 /// Reads a piece set (Puzzle JSON or Puzzle CSV) from a path.
+///
+/// With [`Duplicates::Allow`], a set whose pieces repeat up to rotation (the
+/// official clue puzzles, small generated boards) is accepted with a warning.
 pub fn read_puzzle(arg: &str, duplicates: Duplicates) -> Result<Puzzle> {
     let input = read_arg(arg)?;
-    formats::read_puzzle(&input.text, input.name_hint.as_deref(), duplicates)
-        .with_context(|| format!("{}: not a valid puzzle", input.origin))
+    let puzzle = formats::read_puzzle(&input.text, input.name_hint.as_deref(), duplicates)
+        .with_context(|| format!("{}: not a valid puzzle", input.origin))?;
+    if duplicates == Duplicates::Allow && puzzle.validate().is_err() {
+        eprintln!(
+            "note: {}: some pieces of \"{}\" repeat up to rotation; counts are of distinct boards",
+            input.origin, puzzle.name
+        );
+    }
+    Ok(puzzle)
 }
 
 /// Writes `text` to `path`, or to stdout when `path` is `None` or `-`.

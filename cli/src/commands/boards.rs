@@ -65,14 +65,6 @@ fn strictness(lenient: bool) -> Strictness {
     }
 }
 
-fn duplicates(lenient: bool) -> Duplicates {
-    if lenient {
-        Duplicates::Allow
-    } else {
-        Duplicates::Refuse
-    }
-}
-
 /// Reads a board argument; a puzzle given where a board is expected is an error.
 fn read_board(arg: &str, lenient: bool) -> Result<BoardInput> {
     let input = read_arg(arg)?;
@@ -93,12 +85,20 @@ fn read_board(arg: &str, lenient: bool) -> Result<BoardInput> {
 
 pub fn convert(args: ConvertArgs) -> Result<()> {
     let input = read_arg(&args.input)?;
-    let detected = formats::detect(&input.text, input.name_hint.as_deref(), strictness(args.lenient))
-        .with_context(|| format!("{}: cannot read the input", input.origin))?;
+    let detected = formats::detect(
+        &input.text,
+        input.name_hint.as_deref(),
+        strictness(args.lenient),
+    )
+    .with_context(|| format!("{}: cannot read the input", input.origin))?;
     for problem in &detected.problems {
         eprintln!("warning: {problem}");
     }
-    let set = args.puzzle.as_deref().map(|p| read_puzzle(p, duplicates(args.lenient))).transpose()?;
+    let set = args
+        .puzzle
+        .as_deref()
+        .map(|p| read_puzzle(p, Duplicates::Allow))
+        .transpose()?;
     let conversion = formats::convert(&detected.decoded, set.as_ref())?;
     match args.to {
         Some(format) => match conversion.get(format).text() {
@@ -118,9 +118,16 @@ pub fn convert(args: ConvertArgs) -> Result<()> {
 
 pub fn score(args: ScoreArgs) -> Result<()> {
     let input = read_board(&args.board, false)?;
-    let puzzle = args.puzzle.as_deref().map(|p| read_puzzle(p, Duplicates::Allow)).transpose()?;
+    let puzzle = args
+        .puzzle
+        .as_deref()
+        .map(|p| read_puzzle(p, Duplicates::Allow))
+        .transpose()?;
     let s = score::evaluate(&input.board);
-    let clues = puzzle.as_ref().map(|p| clue_report(&input, p)).transpose()?;
+    let clues = puzzle
+        .as_ref()
+        .map(|p| clue_report(&input, p))
+        .transpose()?;
     if args.json {
         let mut obj = serde_json::json!({
             "name": input.name, "score": s.score, "max": s.max, "breaks": s.breaks,
@@ -134,7 +141,11 @@ pub fn score(args: ScoreArgs) -> Result<()> {
         return Ok(());
     }
     println!("score: {} / {} (breaks {})", s.score, s.max, s.breaks);
-    println!("filled: {} of {} cells", input.board.filled(), input.board.len());
+    println!(
+        "filled: {} of {} cells",
+        input.board.filled(),
+        input.board.len()
+    );
     match clues {
         Some(c) => {
             let total = c.honoured.len() + c.broken.len();
@@ -173,7 +184,13 @@ fn clue_report(input: &BoardInput, puzzle: &Puzzle) -> Result<Clues> {
     let mut lines = vec![];
     for &k in &honoured {
         let h = puzzle.hints[k];
-        lines.push(format!("{} honoured: piece {} at cell {} rot {}", describe(k), h.piece, h.pos, h.rot));
+        lines.push(format!(
+            "{} honoured: piece {} at cell {} rot {}",
+            describe(k),
+            h.piece,
+            h.pos,
+            h.rot
+        ));
     }
     for &k in &broken {
         let h = puzzle.hints[k];
@@ -198,7 +215,11 @@ fn clue_report(input: &BoardInput, puzzle: &Puzzle) -> Result<Clues> {
 
 pub fn render(args: RenderArgs) -> Result<()> {
     let input = read_board(&args.board, false)?;
-    let puzzle = args.puzzle.as_deref().map(|p| read_puzzle(p, Duplicates::Allow)).transpose()?;
+    let puzzle = args
+        .puzzle
+        .as_deref()
+        .map(|p| read_puzzle(p, Duplicates::Allow))
+        .transpose()?;
     let mut hint_cells: Vec<usize> = input.hints.iter().map(|p: &Pin| p.pos).collect();
     if let Some(p) = &puzzle {
         hint_cells.extend(p.hints.iter().map(|h| h.pos));
@@ -209,7 +230,13 @@ pub fn render(args: RenderArgs) -> Result<()> {
     write_out(Some(&args.output), &svg)?;
     if args.output.as_os_str() != "-" {
         let s = score::evaluate(&input.board);
-        eprintln!("wrote {} (score {} / {}, {} hint cells)", args.output.display(), s.score, s.max, hint_cells.len());
+        eprintln!(
+            "wrote {} (score {} / {}, {} hint cells)",
+            args.output.display(),
+            s.score,
+            s.max,
+            hint_cells.len()
+        );
     }
     Ok(())
 }

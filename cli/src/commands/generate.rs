@@ -52,7 +52,14 @@ pub fn run(args: GenerateArgs) -> Result<()> {
     let puzzle = &generated.puzzle;
     write_out(args.output.as_deref(), &puzzle_json::write(puzzle))?;
     if let Some(path) = &args.solution {
-        let pins: Vec<Pin> = puzzle.hints.iter().map(|h| Pin { pos: h.pos, rot: h.rot }).collect();
+        let pins: Vec<Pin> = puzzle
+            .hints
+            .iter()
+            .map(|h| Pin {
+                pos: h.pos,
+                rot: h.rot,
+            })
+            .collect();
         let mut doc = boarddoc::write(&puzzle.name, &generated.solution, &pins)?;
         if !doc.ends_with('\n') {
             doc.push('\n');

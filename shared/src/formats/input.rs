@@ -88,7 +88,19 @@ impl BoardInput {
     /// each piece and rotation, and checks that each pin's rotation shows
     /// the edges the board has on its cell.
     pub fn identify(&mut self, set: &Puzzle) -> Result<()> {
-        let known = self.known_pieces();
+        let mut known = self.known_pieces();
+        // The set's own hints name the piece of their cells: prefer them
+        // where the board shows that piece, so a set whose pieces repeat up
+        // to rotation still resolves its pinned cells to the pinned piece.
+        for h in &set.hints {
+            let shows = |edges: Option<crate::model::Edges>| {
+                edges.is_some_and(|e| crate::model::rotation_to(set.pieces[h.piece], e).is_some())
+            };
+            if h.pos < self.board.cells.len() && shows(self.board.cells[h.pos]) {
+                let overlay = known.get_or_insert_with(|| vec![None; self.board.cells.len()]);
+                overlay[h.pos].get_or_insert(h.piece);
+            }
+        }
         self.board.identify(set, known.as_deref())?;
         self.to_hints(set).map(|_| ())
     }

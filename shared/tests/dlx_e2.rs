@@ -163,8 +163,8 @@ fn first_solution_and_uniqueness() {
     // Pinning a whole board but one cell leaves exactly that board.
     let mut pinned = puzzle.clone();
     let placements = first.placements.clone().unwrap();
-    for pos in 1..puzzle.cells() {
-        let p = placements[pos].unwrap();
+    for (pos, p) in placements.iter().enumerate().skip(1) {
+        let p = p.unwrap();
         pinned.hints.push(Hint {
             pos,
             piece: p.piece,
@@ -186,9 +186,17 @@ fn small_puzzle(rng: &mut Rng, w: usize, h: usize, colours: u8) -> Puzzle {
         for x in 0..w {
             pieces.push([
                 if y > 0 { vertical[(y - 1) * w + x] } else { 0 },
-                if x + 1 < w { horizontal[y * (w - 1) + x] } else { 0 },
+                if x + 1 < w {
+                    horizontal[y * (w - 1) + x]
+                } else {
+                    0
+                },
                 if y + 1 < h { vertical[y * w + x] } else { 0 },
-                if x > 0 { horizontal[y * (w - 1) + x - 1] } else { 0 },
+                if x > 0 {
+                    horizontal[y * (w - 1) + x - 1]
+                } else {
+                    0
+                },
             ]);
         }
     }
@@ -288,7 +296,10 @@ fn repeated_pieces_count_distinct_boards() {
             .collect();
         assert_eq!(found_grids, expected, "case {case}");
     }
-    assert!(repeated_cases >= 30, "only {repeated_cases} sets had repeats");
+    assert!(
+        repeated_cases >= 30,
+        "only {repeated_cases} sets had repeats"
+    );
 }
 
 /// The official clue puzzles repeat pieces; their first board is perfect.

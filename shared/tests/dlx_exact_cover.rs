@@ -219,7 +219,10 @@ fn random_instances_agree_with_brute_force() {
         with_solutions += !expected.is_empty() as u32;
     }
     // The generator must exercise both outcomes to mean anything.
-    assert!(with_solutions > 100, "only {with_solutions} cases had solutions");
+    assert!(
+        with_solutions > 100,
+        "only {with_solutions} cases had solutions"
+    );
 }
 
 /// The generic engine stops and resumes in option numbers.

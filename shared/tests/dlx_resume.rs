@@ -29,8 +29,13 @@ fn interrupted_counts_resume_to_the_same_total() {
     let mut rng = Rng::new(0xC0FFEE);
     for _ in 0..5 {
         let budget = 1 + rng.below(total.nodes - 1);
-        let part = count_puzzle(&puzzle, &Vec::new(), &Limits::nodes(budget), Hooks::default())
-            .unwrap();
+        let part = count_puzzle(
+            &puzzle,
+            &Vec::new(),
+            &Limits::nodes(budget),
+            Hooks::default(),
+        )
+        .unwrap();
         assert_eq!(part.end, RunEnd::BudgetSpent);
         assert_eq!(part.nodes, budget);
         let checkpoint = through_json(part.checkpoint.as_ref().unwrap());
@@ -52,12 +57,17 @@ fn a_count_chained_through_many_checkpoints_is_exact() {
     let mut report = cover.count(&Vec::new(), &step, Hooks::default()).unwrap();
     let mut legs = 1;
     while let Some(checkpoint) = report.checkpoint.take() {
-        report = cover.resume(&through_json(&checkpoint), &step, Hooks::default()).unwrap();
+        report = cover
+            .resume(&through_json(&checkpoint), &step, Hooks::default())
+            .unwrap();
         legs += 1;
     }
     assert_eq!(report.end, RunEnd::Finished);
     assert!(legs >= 7);
-    assert_eq!((report.solutions, report.nodes), (total.solutions, total.nodes));
+    assert_eq!(
+        (report.solutions, report.nodes),
+        (total.solutions, total.nodes)
+    );
 }
 
 #[test]
@@ -104,14 +114,30 @@ fn stop_flag_and_solution_limit_leave_resumable_checkpoints() {
     let stopped = count_puzzle(&puzzle, &Vec::new(), &limits, hooks).unwrap();
     assert_eq!(stopped.end, RunEnd::Stopped);
     assert_eq!(stopped.nodes, 64);
-    let rest = resume(&puzzle, stopped.checkpoint.as_ref().unwrap(), &Limits::none(), Hooks::default())
-        .unwrap();
+    let rest = resume(
+        &puzzle,
+        stopped.checkpoint.as_ref().unwrap(),
+        &Limits::none(),
+        Hooks::default(),
+    )
+    .unwrap();
     assert_eq!((rest.solutions, rest.nodes), (total.solutions, total.nodes));
 
-    let two = count_puzzle(&puzzle, &Vec::new(), &Limits::solutions(2), Hooks::default()).unwrap();
+    let two = count_puzzle(
+        &puzzle,
+        &Vec::new(),
+        &Limits::solutions(2),
+        Hooks::default(),
+    )
+    .unwrap();
     assert_eq!((two.solutions, two.end), (2, RunEnd::FoundFirst));
-    let rest = resume(&puzzle, two.checkpoint.as_ref().unwrap(), &Limits::none(), Hooks::default())
-        .unwrap();
+    let rest = resume(
+        &puzzle,
+        two.checkpoint.as_ref().unwrap(),
+        &Limits::none(),
+        Hooks::default(),
+    )
+    .unwrap();
     assert_eq!((rest.solutions, rest.nodes), (total.solutions, total.nodes));
 }
 
@@ -225,7 +251,9 @@ fn repeated_splits_across_checkpoints_add_up() {
     let mut splits = 0;
     while let Some(checkpoint) = report.checkpoint.take() {
         control.request_split();
-        report = cover.resume(&through_json(&checkpoint), &leg, hooks(&control)).unwrap();
+        report = cover
+            .resume(&through_json(&checkpoint), &leg, hooks(&control))
+            .unwrap();
         let more = control.take_donated();
         splits += !more.is_empty() as u32;
         donated.extend(more);

@@ -172,9 +172,7 @@ impl AlgorithmC {
                 u64::MAX
             }
         };
-        let mut next_event = budget_end
-            .min(next_checkpoint)
-            .min(next_poll(report.nodes));
+        let mut next_event = budget_end.min(next_checkpoint).min(next_poll(report.nodes));
         let max_solutions = limits.max_solutions.unwrap_or(u64::MAX);
 
         let mut i = 0u32;
@@ -206,9 +204,7 @@ impl AlgorithmC {
                             report.end = end;
                             break;
                         }
-                        next_event = budget_end
-                            .min(next_checkpoint)
-                            .min(next_poll(report.nodes));
+                        next_event = budget_end.min(next_checkpoint).min(next_poll(report.nodes));
                     }
                     report.nodes += 1;
                     if self.links.rlink(0) == 0 {

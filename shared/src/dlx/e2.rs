@@ -227,7 +227,9 @@ impl E2Cover {
             let class = class_of[piece];
             let copies = &members[class];
             if copies.len() > 1 {
-                let k = copies.binary_search(&piece).expect("a piece is in its class");
+                let k = copies
+                    .binary_search(&piece)
+                    .expect("a piece is in its class");
                 if k + 1 < copies.len() {
                     for &j in class_cells[class].iter().take_while(|&&j| j <= pos) {
                         entries.push(Entry {

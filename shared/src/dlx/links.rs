@@ -300,8 +300,12 @@ impl Links {
     pub fn cover_(&mut self, i: u32) {
         let mut p = self.dlink(i);
         while p != i {
+            // hide'(p) never writes p's own list (an option has one node
+            // per item), so DLINK(p) can be read first and its cache miss
+            // overlap the hiding.
+            let next = self.dlink(p);
             self.hide_(p);
-            p = self.dlink(p);
+            p = next;
         }
         let (l, r) = (self.llink(i), self.rlink(i));
         self.set_rlink(l, r);
@@ -317,8 +321,9 @@ impl Links {
         self.set_llink(r, i);
         let mut p = self.ulink(i);
         while p != i {
+            let next = self.ulink(p); // as in cover_: unhide'(p) leaves p's list alone
             self.unhide_(p);
-            p = self.ulink(p);
+            p = next;
         }
     }
 
@@ -331,12 +336,13 @@ impl Links {
         let i = self.top(p) as u32;
         let mut q = self.dlink(i);
         while q != i {
+            let next = self.dlink(q); // as in cover_
             if self.color(q) == c {
                 self.nd_mut(q).color = -1;
             } else {
                 self.hide_(q);
             }
-            q = self.dlink(q);
+            q = next;
         }
     }
 
@@ -347,12 +353,13 @@ impl Links {
         let i = self.top(p) as u32;
         let mut q = self.ulink(i);
         while q != i {
+            let next = self.ulink(q); // as in cover_
             if self.color(q) < 0 {
                 self.nd_mut(q).color = c;
             } else {
                 self.unhide_(q);
             }
-            q = self.ulink(q);
+            q = next;
         }
     }
 

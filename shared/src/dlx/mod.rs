@@ -73,7 +73,13 @@ pub fn first_solution(puzzle: &Puzzle) -> Result<Option<Board>> {
 /// Counts the perfect boards of `puzzle`, stopping at `limit`: `Ok(n)` with
 /// `n < limit` is exact, `n == limit` means "at least".
 pub fn count_up_to(puzzle: &Puzzle, limit: u64) -> Result<u64> {
-    Ok(count_puzzle(puzzle, &Vec::new(), &Limits::solutions(limit), Hooks::default())?.solutions)
+    Ok(count_puzzle(
+        puzzle,
+        &Vec::new(),
+        &Limits::solutions(limit),
+        Hooks::default(),
+    )?
+    .solutions)
 }
 
 /// Does `puzzle` have exactly one perfect board?
@@ -191,12 +197,7 @@ pub fn count_text(
     let dlx = Dlx::from_text(text)?;
     let report = dlx.count(limits, control);
     let first = match (show_first, report.first) {
-        (true, Some(options)) => Some(
-            options
-                .iter()
-                .map(|&o| dlx.xcc().option_text(o))
-                .collect(),
-        ),
+        (true, Some(options)) => Some(options.iter().map(|&o| dlx.xcc().option_text(o)).collect()),
         _ => None,
     };
     Ok(TextCount {

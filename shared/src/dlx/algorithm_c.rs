@@ -50,6 +50,41 @@ enum Forced {
     Blocked,
 }
 
+/// When step C2 next has bookkeeping to do, so that the hot path pays a
+/// single comparison per node.
+struct Pace {
+    budget_end: u64,
+    checkpoint_every: u64,
+    next_checkpoint: u64,
+    poll_mask: u64,
+    next_poll: u64,
+    next_event: u64,
+}
+
+impl Pace {
+    fn new(limits: &Limits, polling: bool, nodes: u64) -> Self {
+        let poll_mask = limits.poll_interval.max(1).next_power_of_two() - 1;
+        let checkpoint_every = limits.checkpoint_every.map_or(u64::MAX, |n| n.max(1));
+        let budget_end = limits
+            .max_nodes
+            .map_or(u64::MAX, |n| nodes.saturating_add(n));
+        let next_checkpoint = nodes.saturating_add(checkpoint_every);
+        let next_poll = if polling {
+            (nodes | poll_mask) + 1
+        } else {
+            u64::MAX
+        };
+        Pace {
+            budget_end,
+            checkpoint_every,
+            next_checkpoint,
+            poll_mask,
+            next_poll,
+            next_event: budget_end.min(next_checkpoint).min(next_poll),
+        }
+    }
+}
+
 /// Algorithm C over one problem: the dancing-links memory and the stack.
 ///
 /// Between runs the memory is always back in its initial state, so one
@@ -158,78 +193,45 @@ impl AlgorithmC {
         }
         self.links.updates = 0;
 
-        let poll_mask = limits.poll_interval.max(1).next_power_of_two() - 1;
-        let budget_end = limits
-            .max_nodes
-            .map_or(u64::MAX, |n| report.nodes.saturating_add(n));
-        let mut next_checkpoint = limits
-            .checkpoint_every
-            .map_or(u64::MAX, |n| report.nodes.saturating_add(n.max(1)));
-        let next_poll = |nodes: u64| {
-            if control.is_some() {
-                (nodes | poll_mask) + 1
-            } else {
-                u64::MAX
-            }
-        };
-        let mut next_event = budget_end.min(next_checkpoint).min(next_poll(report.nodes));
+        let mut pace = Pace::new(limits, control.is_some(), report.nodes);
         let max_solutions = limits.max_solutions.unwrap_or(u64::MAX);
-
+        let enumerating = leaf_level != usize::MAX;
         let mut i = 0u32;
         let mut step = Step::Enter;
         loop {
             match step {
                 Step::Enter => {
                     // C2. [Enter level l.]
-                    if report.nodes >= next_event {
-                        let mut stop = None;
-                        if report.nodes >= budget_end {
-                            stop = Some(RunEnd::BudgetSpent);
-                        }
-                        if stop.is_none() && report.nodes >= next_checkpoint {
-                            listener.checkpoint(&self.position(floor, l, &report));
-                            next_checkpoint = report
-                                .nodes
-                                .saturating_add(limits.checkpoint_every.unwrap_or(u64::MAX));
-                        }
-                        if let (None, Some(control)) = (stop, control) {
-                            if control.is_stopped() {
-                                stop = Some(RunEnd::Stopped);
-                            } else if L::ACCEPTS_DONATIONS && control.split_wanted() {
-                                floor = self.split(floor, l, listener);
-                            }
-                        }
-                        if let Some(end) = stop {
+                    if report.nodes >= pace.next_event {
+                        let end = self
+                            .between_nodes(&mut pace, &mut floor, l, &report, control, listener);
+                        if let Some(end) = end {
                             report.position = Some(self.position(floor, l, &report));
                             report.end = end;
                             break;
                         }
-                        next_event = budget_end.min(next_checkpoint).min(next_poll(report.nodes));
                     }
                     report.nodes += 1;
                     if self.links.rlink(0) == 0 {
                         // All primary items are covered: visit x_0 .. x_{l-1}.
                         report.solutions += 1;
-                        if L::WANTS_SOLUTIONS || report.first.is_none() {
+                        if L::WANTS_SOLUTIONS || enumerating || report.first.is_none() {
                             let options = self.options_of(0, l);
                             if L::WANTS_SOLUTIONS {
                                 listener.solution(&options);
                             }
-                            if leaf_level != usize::MAX {
+                            if enumerating {
                                 listener.leaf(&options);
                             }
                             report.first.get_or_insert(options);
-                        } else if leaf_level != usize::MAX {
-                            listener.leaf(&self.options_of(0, l));
                         }
                         if report.solutions >= max_solutions {
                             // Resuming re-enters this very node, so the
                             // position counts neither it nor its solution.
-                            report.solutions -= 1;
-                            report.nodes -= 1;
-                            report.position = Some(self.position(floor, l, &report));
-                            report.solutions += 1;
-                            report.nodes += 1;
+                            let mut position = self.position(floor, l, &report);
+                            position.solutions -= 1;
+                            position.nodes -= 1;
+                            report.position = Some(position);
                             report.end = RunEnd::FoundFirst;
                             break;
                         }
@@ -282,6 +284,44 @@ impl AlgorithmC {
         report.updates = self.links.updates;
         self.unwind(l);
         Ok(report)
+    }
+
+    /// The bookkeeping step C2 does every few thousand nodes: the node
+    /// budget, periodic checkpoints, stop and split requests. Returns how
+    /// the run ends, if it must end here.
+    fn between_nodes<L: Listener>(
+        &mut self,
+        pace: &mut Pace,
+        floor: &mut usize,
+        l: usize,
+        report: &Report,
+        control: Option<&Control>,
+        listener: &mut L,
+    ) -> Option<RunEnd> {
+        let nodes = report.nodes;
+        if nodes >= pace.budget_end {
+            return Some(RunEnd::BudgetSpent);
+        }
+        if nodes >= pace.next_checkpoint {
+            listener.checkpoint(&self.position(*floor, l, report));
+            pace.next_checkpoint = nodes.saturating_add(pace.checkpoint_every);
+        }
+        if let Some(control) = control {
+            if nodes >= pace.next_poll {
+                if control.is_stopped() {
+                    return Some(RunEnd::Stopped);
+                }
+                if L::ACCEPTS_DONATIONS && control.split_wanted() {
+                    *floor = self.split(*floor, l, listener);
+                }
+                pace.next_poll = (nodes | pace.poll_mask) + 1;
+            }
+        }
+        pace.next_event = pace
+            .budget_end
+            .min(pace.next_checkpoint)
+            .min(pace.next_poll);
+        None
     }
 
     /// Step C3 with Knuth's MRV rule: the first active item of minimum LEN.

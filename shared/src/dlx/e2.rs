@@ -361,6 +361,13 @@ impl E2Cover {
     }
 
     /// Counts the perfect boards below `prefix` (forced after the hints).
+    ///
+    /// A placement no perfect board can have (against the frame rule or a
+    /// hint, or on a cell or piece an earlier placement took) makes an
+    /// empty subtree, not an error. For a set with repeated pieces, prefixes
+    /// should come from [`E2Cover::prefixes`]: a copy placed out of cell
+    /// order is an empty subtree here (its board is counted under the copy
+    /// the encoding picks).
     pub fn count(&self, prefix: &Prefix, limits: &Limits, hooks: Hooks<'_>) -> Result<CountReport> {
         let Some(forced) = self.options_of_prefix(prefix)? else {
             return Ok(CountReport {
@@ -435,6 +442,9 @@ impl E2Cover {
         }
     }
 
+    /// A checkpoint's `prefix` is the placements above the searched subtree
+    /// (the task's prefix, extended by the levels a split froze); its `path`
+    /// holds option numbers of this encoding, which the puzzle determines.
     fn checkpoint(&self, position: &Position) -> Checkpoint {
         Checkpoint {
             engine: ENGINE.to_string(),

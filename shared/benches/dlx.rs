@@ -8,6 +8,9 @@
 //! nodes). The node counts should match dlx2's: same algorithm, same MRV
 //! rule, same option order.
 //!
+//! On a shared machine wall time says little, so the CPU time of the
+//! process (Linux `/proc/self/schedstat`) is printed too when available.
+//!
 //! `DLX_BENCH_MAX_NODES=N` stops each count after N nodes, for quick
 //! before/after comparisons of the inner loops.
 
@@ -43,6 +46,7 @@ fn main() {
             continue;
         };
         let start = Instant::now();
+        let cpu_start = cpu_seconds();
         let counted = match count_text(&text, false, &limits, None) {
             Ok(c) => c,
             Err(e) => {
@@ -51,16 +55,28 @@ fn main() {
             }
         };
         let seconds = start.elapsed().as_secs_f64();
+        let cpu = match (cpu_start, cpu_seconds()) {
+            (Some(a), Some(b)) => format!(" (cpu {:.2} s)", b - a),
+            _ => String::new(),
+        };
         println!(
-            "{}: {} solutions ({:?}) in {:.2} s, {} nodes, {} updates, {:.2}M nodes/s, {:.1}M updates/s",
+            "{}: {} solutions ({:?}) in {:.2} s{}, {} nodes, {} updates, {:.2}M nodes/s, {:.1}M updates/s",
             file.file_name().unwrap_or_default().to_string_lossy(),
             counted.solutions,
             counted.end,
             seconds,
+            cpu,
             counted.nodes,
             counted.updates,
             counted.nodes as f64 / seconds / 1e6,
             counted.updates as f64 / seconds / 1e6,
         );
     }
+}
+
+/// CPU time this process has run, from Linux's scheduler statistics.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/schedstat").ok()?;
+    let nanos: u64 = stat.split_whitespace().next()?.parse().ok()?;
+    Some(nanos as f64 / 1e9)
 }

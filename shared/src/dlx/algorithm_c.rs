@@ -44,7 +44,7 @@ enum Step {
 }
 
 /// What happened when the search tried to force an option.
-enum Forced {
+enum ForceOutcome {
     Entered,
     /// The option conflicts with the options forced before it.
     Blocked,
@@ -170,8 +170,8 @@ impl AlgorithmC {
         let mut l = 0usize;
         for (k, &o) in from.forced.iter().enumerate() {
             match self.force(l, o)? {
-                Forced::Entered => l += 1,
-                Forced::Blocked => {
+                ForceOutcome::Entered => l += 1,
+                ForceOutcome::Blocked => {
                     if !from.path.is_empty() {
                         self.unwind(l);
                         return Err(Error::Invalid(format!(
@@ -361,7 +361,7 @@ impl AlgorithmC {
     }
 
     /// Enters level `l` with option `o` as its only choice.
-    fn force(&mut self, l: usize, o: u32) -> Result<Forced> {
+    fn force(&mut self, l: usize, o: u32) -> Result<ForceOutcome> {
         if o >= self.options {
             return Err(Error::Invalid(format!(
                 "forced option {o} does not exist (the problem has {} options)",
@@ -374,16 +374,16 @@ impl AlgorithmC {
             .expect("every option has a primary item");
         let i = self.links.top(p) as u32;
         if !self.links.is_active(i) {
-            return Ok(Forced::Blocked);
+            return Ok(ForceOutcome::Blocked);
         }
         self.links.cover_(i);
         if !self.in_list(i, p) {
             self.links.uncover_(i);
-            return Ok(Forced::Blocked);
+            return Ok(ForceOutcome::Blocked);
         }
         self.x[l] = p;
         self.links.commit_others(p);
-        Ok(Forced::Entered)
+        Ok(ForceOutcome::Entered)
     }
 
     /// Re-enters level `l` of a checkpoint: steps C3–C5 with option `o`.

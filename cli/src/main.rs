@@ -10,7 +10,7 @@ mod input;
 
 use clap::{Parser, Subcommand};
 
-use commands::{boards, generate};
+use commands::{boards, dlx, generate};
 
 /// e2: a distributed Eternity II solver.
 ///
@@ -39,6 +39,9 @@ enum Command {
     /// Generate a seeded puzzle faithful to Eternity II's colour recipe,
     /// with its known solution.
     Generate(generate::GenerateArgs),
+    /// Count an exact cover problem with colours in Knuth's dlx1/dlx2 text
+    /// format, with the DLX engine (Algorithm C).
+    Dlx(dlx::DlxArgs),
 }
 
 fn main() {
@@ -48,6 +51,7 @@ fn main() {
         Command::Score(args) => boards::score(args),
         Command::Render(args) => boards::render(args),
         Command::Generate(args) => generate::run(args),
+        Command::Dlx(args) => dlx::run(args),
     };
     if let Err(error) = result {
         eprintln!("error: {error:#}");

@@ -185,3 +185,39 @@ fn a_record_board_scores_its_claim_through_the_cli() {
     assert_eq!(v["score"], 470);
     assert_eq!(v["max"], 480);
 }
+
+#[test]
+fn dlx_counts_a_knuth_format_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // Knuth's seven-item example from "Dancing Links".
+    let example = dir.path().join("knuth.dlx");
+    std::fs::write(
+        &example,
+        "| Knuth's example\nA B C D E F G\nC E F\nA D G\nB C F\nA D\nB G\nD E G\n",
+    )
+    .unwrap();
+    let o = e2(&["dlx", example.to_str().unwrap(), "--first"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["solutions"], 1);
+    let mut first: Vec<String> = v["first"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect();
+    first.sort();
+    assert_eq!(first, vec!["A D", "B G", "C E F"]);
+
+    let bad = dir.path().join("bad.dlx");
+    std::fs::write(&bad, "A B | x\nA Z\n").unwrap();
+    let o = e2(&["dlx", bad.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("line 2") && err.contains("Z"), "{err}");
+
+    if let Some(queens) = data("dlx/queens10.dlx") {
+        let v: serde_json::Value = serde_json::from_str(&stdout(&e2(&["dlx", &queens]))).unwrap();
+        assert_eq!(v["solutions"], 724);
+    }
+}

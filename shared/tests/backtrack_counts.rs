@@ -1,0 +1,53 @@
+//! Exhaustive counts against published facts, and their invariance under
+//! the fill order.
+
+mod common;
+
+use e2_shared::backtrack::{Backtracker, CountLimits};
+use e2_shared::order::FillOrder;
+use e2_shared::search::{Prefix, RunEnd};
+
+fn count(relative: &str, order: FillOrder) -> Option<u64> {
+    let puzzle = common::puzzle(relative)?;
+    let report = Backtracker::new(&puzzle, order, &Prefix::new())
+        .unwrap()
+        .count(&CountLimits::default());
+    assert_eq!(report.end, RunEnd::Finished);
+    assert!(report.checkpoint.is_none());
+    Some(report.solutions)
+}
+
+#[test]
+fn brendan_counts_match_the_published_ones() {
+    // Published exhaustive counts (data README): every board, whole-board
+    // rotations counted separately.
+    let published = [
+        ("brendan/s1_04x04.json", 36),
+        ("brendan/s1_05x05.json", 16),
+        ("brendan/s1_06x06.json", 260),
+        ("brendan/s2_04x04.json", 48),
+        ("brendan/s2_05x05.json", 4),
+        ("brendan/s2_06x06.json", 160),
+    ];
+    for (file, expected) in published {
+        let Some(n) = count(file, FillOrder::RowMajor) else {
+            return;
+        };
+        assert_eq!(n, expected, "{file}");
+    }
+}
+
+#[test]
+fn every_fill_order_gives_the_same_count() {
+    for (file, expected) in [
+        ("brendan/s1_04x04.json", 36),
+        ("brendan/s2_04x04.json", 48),
+        ("brendan/s1_05x05.json", 16),
+        ("brendan/s2_05x05.json", 4),
+    ] {
+        for order in FillOrder::ALL {
+            let Some(n) = count(file, order) else { return };
+            assert_eq!(n, expected, "{file} under {order}");
+        }
+    }
+}

@@ -9,6 +9,12 @@
 //! then computes a key with four loads, shifts and multiply-adds and no
 //! branch on geometry. Unused terms point at a dummy cell past the board
 //! whose word is always 0, so they add nothing.
+//!
+//! The term for the cell of the previous level, when it is a neighbour
+//! (the left neighbour in the row scan), is kept apart as the *hot* term:
+//! the inner loop takes that colour from the word it has just placed, still
+//! in a register, instead of reloading it from the board it has just
+//! written, which takes the store-to-load round trip off the critical path.
 
 use super::candidate::{colour_of, colour_shift, Candidate, COLOUR_MASK, MAX_CLASSES};
 use super::classes::{MemberAssigner, PieceClasses};
@@ -21,8 +27,8 @@ use crate::search::{Forced, Prefix};
 /// One key term: `((board[cell] >> shift) & COLOUR_MASK) * factor`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Term {
-    pub cell: u32,
-    pub shift: u32,
+    pub cell: u16,
+    pub shift: u8,
     pub factor: u32,
 }
 
@@ -32,6 +38,9 @@ pub(crate) struct Level {
     pub pos: u32,
     /// Where this cell's table starts in the offsets array.
     pub table: u32,
+    /// The term on the previous level's cell (factor 0 when not a neighbour).
+    pub hot: Term,
+    /// The other terms.
     pub terms: [Term; 4],
     /// Seams to cells placed before it: what an exact placement adds to the score.
     pub seams: u32,
@@ -169,10 +178,11 @@ impl Plan {
         let mut placed_before: Vec<bool> = pinned.iter().map(Option::is_some).collect();
         let mut levels = Vec::with_capacity(cells);
         let dummy = Term {
-            cell: cells as u32,
+            cell: cells as u16,
             shift: 0,
             factor: 0,
         };
+        let mut previous: Option<usize> = None;
         for (depth, pos) in order
             .cells(
                 width,
@@ -191,6 +201,8 @@ impl Plan {
                 breakable: 0,
             };
             let mut terms = [dummy; 4];
+            let mut cold = 0;
+            let mut hot = dummy;
             let mut seams = 0;
             for side in 0..4 {
                 match neighbour(pos, side, width, height) {
@@ -202,11 +214,17 @@ impl Plan {
                         if with_breaks && !frame_seam {
                             view.breakable |= 1 << side;
                         }
-                        terms[seams] = Term {
-                            cell: n as u32,
-                            shift: colour_shift((side + 2) % 4),
+                        let term = Term {
+                            cell: n as u16,
+                            shift: colour_shift((side + 2) % 4) as u8,
                             factor: tables.factor(seams),
                         };
+                        if previous == Some(n) {
+                            hot = term;
+                        } else {
+                            terms[cold] = term;
+                            cold += 1;
+                        }
                         seams += 1;
                     }
                     Some(_) => {}
@@ -216,11 +234,13 @@ impl Plan {
             levels.push(Level {
                 pos: pos as u32,
                 table,
+                hot,
                 terms,
                 seams: seams as u32,
                 depth: depth as u32,
             });
             placed_before[pos] = true;
+            previous = Some(pos);
         }
 
         let assigner = MemberAssigner::new(&classes, &pinned_pieces);
@@ -246,11 +266,20 @@ impl Plan {
     /// The offsets index of `level`'s candidates for the current board.
     #[inline(always)]
     pub(crate) fn key_index(&self, level: &Level, board: &[Candidate]) -> usize {
-        let mut index = level.table;
-        for t in &level.terms {
-            index += ((board[t.cell as usize] >> t.shift) & COLOUR_MASK) * t.factor;
-        }
-        index as usize
+        level.key_index(board, board[level.hot.cell as usize])
+    }
+}
+
+impl Level {
+    /// The offsets index of this level's candidates, given the word placed
+    /// on the previous level's cell.
+    #[inline(always)]
+    pub(crate) fn key_index(&self, board: &[Candidate], previous: Candidate) -> usize {
+        let hot = ((previous >> self.hot.shift) & COLOUR_MASK) * self.hot.factor;
+        let cold = self.terms.iter().map(|t| {
+            ((board[t.cell as usize] >> t.shift) & COLOUR_MASK) * t.factor
+        });
+        (self.table + hot + cold.sum::<u32>()) as usize
     }
 }
 

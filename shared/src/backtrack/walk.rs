@@ -17,8 +17,8 @@
 
 use std::sync::atomic::Ordering;
 
-use super::candidate::{class_of, Candidate};
-use super::plan::Plan;
+use super::candidate::{class_of, Candidate, COLOUR_MASK};
+use super::plan::{Level, Plan};
 use super::CountLimits;
 use crate::error::{Error, Result};
 use crate::model::Puzzle;
@@ -176,6 +176,14 @@ impl<'a, F: FnMut(&Checkpoint)> Driver<'a, F> {
 
 /// Walks the subtree from `entry` down to `leaf` levels. Returns how it
 /// ended and, unless it finished, the level just placed when it stopped.
+///
+/// The loop indexes without bounds checks; each access carries its proof.
+/// The proofs rest on three facts established when the plan is built:
+/// every offset is at most `candidates.len()`; every candidate's class is
+/// below `stock.len()`; and a key index stays inside its level's table,
+/// because every colour on the board is at most `num_colors` (puzzles are
+/// validated), so `Σ colour_j · 2·base^j ≤ 2·(base^n − 1)` while the table
+/// holds `2·base^n + 1` offsets.
 pub(crate) fn walk<V: Visitor, F: FnMut(&Checkpoint)>(
     plan: &Plan,
     state: &mut SearchState,
@@ -185,21 +193,26 @@ pub(crate) fn walk<V: Visitor, F: FnMut(&Checkpoint)>(
     driver: &mut Driver<'_, F>,
     visitor: &mut V,
 ) -> (RunEnd, Option<usize>) {
-    debug_assert!(leaf >= 1 && leaf <= plan.levels.len());
+    assert!(leaf >= 1 && leaf <= plan.levels.len());
+    assert!(state.next.len() >= leaf && state.end.len() >= leaf);
     let levels = &plan.levels[..leaf];
     let offsets = plan.tables.offsets();
     let candidates = plan.tables.candidates();
     let mut mark = driver.next_mark(counters.nodes);
+    let mut nodes = counters.nodes;
 
     let (mut level, mut resume) = match entry {
         Entry::Fresh => (0, false),
         Entry::Placed(top) => (top, true),
     };
-    let mut pos = levels[level].pos as usize;
+    let mut here = &levels[level];
+    // The word on the current level's cell, kept in a register for the
+    // next level's hot key term.
+    let mut placed = state.board[here.pos as usize];
     let (mut i, mut end) = if resume {
         (state.next[level], state.end[level])
     } else {
-        let k = plan.key_index(&levels[0], &state.board);
+        let k = plan.key_index(here, &state.board);
         (offsets[k], offsets[k + 1])
     };
 
@@ -208,56 +221,87 @@ pub(crate) fn walk<V: Visitor, F: FnMut(&Checkpoint)>(
             // Find the next placement at `level`, backtracking as needed.
             loop {
                 if i < end {
-                    let word = candidates[i as usize];
+                    // SAFETY: i < end ≤ candidates.len() (offsets never exceed it).
+                    let word = unsafe { *candidates.get_unchecked(i as usize) };
                     i += 1;
                     let class = class_of(word);
-                    if state.stock[class] == 0 {
+                    // SAFETY: every candidate's class is below stock.len().
+                    let left = unsafe { state.stock.get_unchecked_mut(class) };
+                    if *left == 0 {
                         continue;
                     }
-                    state.stock[class] -= 1;
-                    state.board[pos] = word;
-                    counters.nodes += 1;
-                    if counters.nodes >= mark {
+                    *left -= 1;
+                    // SAFETY: a level's pos is a cell of the board.
+                    unsafe { *state.board.get_unchecked_mut(here.pos as usize) = word };
+                    placed = word;
+                    nodes += 1;
+                    if nodes >= mark {
                         state.next[level] = i;
                         state.end[level] = end;
+                        counters.nodes = nodes;
                         if let Some(stop) = driver.poll(plan, state, level, counters) {
                             return (stop, Some(level));
                         }
                         // A split may have cut this level's run short.
                         end = state.end[level];
-                        mark = driver.next_mark(counters.nodes);
+                        mark = driver.next_mark(nodes);
                     }
                     break;
                 }
                 if level == 0 {
+                    counters.nodes = nodes;
                     return (RunEnd::Finished, None);
                 }
                 level -= 1;
-                pos = levels[level].pos as usize;
-                state.stock[class_of(state.board[pos])] += 1;
-                i = state.next[level];
-                end = state.end[level];
+                // SAFETY: level < leaf ≤ levels.len(), and the stack arrays
+                // hold at least `leaf` entries (asserted above).
+                unsafe {
+                    here = levels.get_unchecked(level);
+                    let placed = *state.board.get_unchecked(here.pos as usize);
+                    *state.stock.get_unchecked_mut(class_of(placed)) += 1;
+                    i = *state.next.get_unchecked(level);
+                    end = *state.end.get_unchecked(level);
+                }
             }
         }
         resume = false;
         if level + 1 == leaf {
+            counters.nodes = nodes;
             if visitor.leaf(plan, state, counters) {
                 state.next[level] = i;
                 state.end[level] = end;
                 return (RunEnd::FoundFirst, Some(level));
             }
-            state.stock[class_of(state.board[pos])] += 1;
+            state.stock[class_of(placed)] += 1;
             continue;
         }
-        state.next[level] = i;
-        state.end[level] = end;
-        level += 1;
-        let here = &levels[level];
-        pos = here.pos as usize;
-        let k = plan.key_index(here, &state.board);
-        i = offsets[k];
-        end = offsets[k + 1];
+        // SAFETY: level + 1 < leaf ≤ levels.len() ≤ stack lengths; the key
+        // index and its successor lie inside the level's table (see above).
+        unsafe {
+            *state.next.get_unchecked_mut(level) = i;
+            *state.end.get_unchecked_mut(level) = end;
+            level += 1;
+            here = levels.get_unchecked(level);
+            let k = key_index_unchecked(here, &state.board, placed);
+            i = *offsets.get_unchecked(k);
+            end = *offsets.get_unchecked(k + 1);
+        }
     }
+}
+
+/// [`Level::key_index`] without bounds checks.
+///
+/// # Safety
+/// Every term's cell must be below `board.len()`: terms name board cells or
+/// the dummy cell, and the board holds one word per cell plus the dummy.
+#[inline(always)]
+unsafe fn key_index_unchecked(level: &Level, board: &[Candidate], previous: Candidate) -> usize {
+    let mut index = level.table + ((previous >> level.hot.shift) & COLOUR_MASK) * level.hot.factor;
+    for t in &level.terms {
+        let word = unsafe { *board.get_unchecked(t.cell as usize) };
+        index += ((word >> t.shift) & COLOUR_MASK) * t.factor;
+    }
+    index as usize
 }
 
 /// Start of the exact run of `level` on the current board.

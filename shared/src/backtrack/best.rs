@@ -227,13 +227,21 @@ impl Backtracker {
 
 impl<F: FnMut(&Board)> Search<'_, F> {
     /// One run from the pinned board. `None` when its tree is exhausted.
+    ///
+    /// Indexing is unchecked on the same grounds as the counting walk's
+    /// (see `walk`): offsets never exceed the candidate array, classes are
+    /// below the stock's length, key indexes stay inside their table (the
+    /// one-break run's end, `k + 2`, is the table's last offset at most),
+    /// and every stack array holds one entry per level.
     fn run(&mut self, plan: &Plan, state: &mut SearchState) -> Option<Stop> {
         let levels = &plan.levels;
         let leaf = levels.len();
         if leaf == 0 {
             return None;
         }
+        assert!(state.board.len() == plan.cells() + 1 && self.allowed.len() == leaf);
         let candidates = plan.tables.candidates();
+        let offsets = plan.tables.offsets();
         let run_end = self
             .config
             .restart_nodes
@@ -242,12 +250,33 @@ impl<F: FnMut(&Board)> Search<'_, F> {
         // A placement must keep breaks below `bound` to ever beat the best.
         let mut bound = self.max - self.best;
         let mut level = 0;
+        let mut here = &levels[0];
         let (mut breaks_before, mut score_before) = (0u32, 0u32);
-        let (mut i, mut mid, mut limit) = self.open(plan, state, 0, 0, bound);
-        let mut pos = levels[0].pos as usize;
+        let window = |allowed: &[u32], k: usize, level: usize, breaks_before: u32, bound: u32| {
+            // SAFETY: k + 2 is at most the table's last offset (module doc),
+            // and level < leaf == allowed.len().
+            let (start, mid, end, allowed) = unsafe {
+                (
+                    *offsets.get_unchecked(k),
+                    *offsets.get_unchecked(k + 1),
+                    *offsets.get_unchecked(k + 2),
+                    *allowed.get_unchecked(level),
+                )
+            };
+            let may_break = breaks_before < allowed && breaks_before + 1 < bound;
+            (start, mid, if may_break { end } else { mid })
+        };
+        let (mut i, mut mid, mut limit) = window(
+            &self.allowed,
+            plan.key_index(here, &state.board),
+            0,
+            0,
+            bound,
+        );
         loop {
             if i < limit {
-                let word = candidates[i as usize];
+                // SAFETY: i < limit ≤ candidates.len().
+                let word = unsafe { *candidates.get_unchecked(i as usize) };
                 let cost = u32::from(i >= mid);
                 i += 1;
                 let breaks = breaks_before + cost;
@@ -257,13 +286,16 @@ impl<F: FnMut(&Board)> Search<'_, F> {
                     continue;
                 }
                 let class = class_of(word);
-                if state.stock[class] == 0 {
+                // SAFETY: every candidate's class is below stock.len().
+                let left = unsafe { state.stock.get_unchecked_mut(class) };
+                if *left == 0 {
                     continue;
                 }
-                state.stock[class] -= 1;
-                state.board[pos] = word;
+                *left -= 1;
+                // SAFETY: a level's pos is a board cell.
+                unsafe { *state.board.get_unchecked_mut(here.pos as usize) = word };
                 self.nodes += 1;
-                let score = score_before + levels[level].seams - cost;
+                let score = score_before + here.seams - cost;
                 if self.pinned_score + score > self.best {
                     self.improve(plan, state, level + 1);
                     bound = self.max - self.best;
@@ -279,49 +311,44 @@ impl<F: FnMut(&Board)> Search<'_, F> {
                     continue;
                 }
                 let s = &mut self.stack;
-                s.next[level] = i;
-                s.mid[level] = mid;
-                s.limit[level] = limit;
-                s.breaks_before[level] = breaks_before;
-                s.score_before[level] = score_before;
+                // SAFETY: level < leaf and every stack array has `leaf` entries.
+                unsafe {
+                    *s.next.get_unchecked_mut(level) = i;
+                    *s.mid.get_unchecked_mut(level) = mid;
+                    *s.limit.get_unchecked_mut(level) = limit;
+                    *s.breaks_before.get_unchecked_mut(level) = breaks_before;
+                    *s.score_before.get_unchecked_mut(level) = score_before;
+                }
                 breaks_before = breaks;
                 score_before = score;
                 level += 1;
-                pos = levels[level].pos as usize;
-                (i, mid, limit) = self.open(plan, state, level, breaks_before, bound);
+                // SAFETY: level < leaf; the board is this plan's.
+                let k = unsafe {
+                    here = levels.get_unchecked(level);
+                    here.key_index_unchecked(&state.board, word)
+                };
+                (i, mid, limit) = window(&self.allowed, k, level, breaks_before, bound);
             } else {
                 if level == 0 {
                     return None;
                 }
                 level -= 1;
-                pos = levels[level].pos as usize;
-                state.stock[class_of(state.board[pos])] += 1;
                 let s = &self.stack;
-                i = s.next[level];
-                mid = s.mid[level];
-                limit = s.limit[level];
-                breaks_before = s.breaks_before[level];
-                score_before = s.score_before[level];
+                // SAFETY: level < leaf: stack arrays, levels and the board
+                // cell are in bounds, and a placed word's class is below
+                // stock.len().
+                unsafe {
+                    here = levels.get_unchecked(level);
+                    let placed = *state.board.get_unchecked(here.pos as usize);
+                    *state.stock.get_unchecked_mut(class_of(placed)) += 1;
+                    i = *s.next.get_unchecked(level);
+                    mid = *s.mid.get_unchecked(level);
+                    limit = *s.limit.get_unchecked(level);
+                    breaks_before = *s.breaks_before.get_unchecked(level);
+                    score_before = *s.score_before.get_unchecked(level);
+                }
             }
         }
-    }
-
-    /// The candidate window of `level`: its exact run, extended by the
-    /// one-break run when one more break is allowed there and could pay off.
-    #[inline(always)]
-    fn open(
-        &self,
-        plan: &Plan,
-        state: &SearchState,
-        level: usize,
-        breaks_before: u32,
-        bound: u32,
-    ) -> (u32, u32, u32) {
-        let offsets = plan.tables.offsets();
-        let k = plan.key_index(&plan.levels[level], &state.board);
-        let (start, mid, end) = (offsets[k], offsets[k + 1], offsets[k + 2]);
-        let may_break = breaks_before < self.allowed[level] && breaks_before + 1 < bound;
-        (start, mid, if may_break { end } else { mid })
     }
 
     #[cold]

@@ -281,6 +281,23 @@ impl Level {
         });
         (self.table + hot + cold.sum::<u32>()) as usize
     }
+
+    /// [`Level::key_index`] without bounds checks, for the inner loops.
+    ///
+    /// # Safety
+    /// `board` must be a board of this plan: every term names a board cell
+    /// or the dummy cell, and such a board holds one word per cell plus the
+    /// dummy, so every load is in bounds.
+    #[inline(always)]
+    pub(crate) unsafe fn key_index_unchecked(&self, board: &[Candidate], previous: Candidate) -> usize {
+        let mut index = self.table + ((previous >> self.hot.shift) & COLOUR_MASK) * self.hot.factor;
+        for t in &self.terms {
+            // SAFETY: see the function's contract.
+            let word = unsafe { *board.get_unchecked(t.cell as usize) };
+            index += ((word >> t.shift) & COLOUR_MASK) * t.factor;
+        }
+        index as usize
+    }
 }
 
 impl Plan {

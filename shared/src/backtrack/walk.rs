@@ -17,8 +17,8 @@
 
 use std::sync::atomic::Ordering;
 
-use super::candidate::{class_of, Candidate, COLOUR_MASK};
-use super::plan::{Level, Plan};
+use super::candidate::{class_of, Candidate};
+use super::plan::Plan;
 use super::CountLimits;
 use crate::error::{Error, Result};
 use crate::model::Puzzle;
@@ -282,26 +282,11 @@ pub(crate) fn walk<V: Visitor, F: FnMut(&Checkpoint)>(
             *state.end.get_unchecked_mut(level) = end;
             level += 1;
             here = levels.get_unchecked(level);
-            let k = key_index_unchecked(here, &state.board, placed);
+            let k = here.key_index_unchecked(&state.board, placed);
             i = *offsets.get_unchecked(k);
             end = *offsets.get_unchecked(k + 1);
         }
     }
-}
-
-/// [`Level::key_index`] without bounds checks.
-///
-/// # Safety
-/// Every term's cell must be below `board.len()`: terms name board cells or
-/// the dummy cell, and the board holds one word per cell plus the dummy.
-#[inline(always)]
-unsafe fn key_index_unchecked(level: &Level, board: &[Candidate], previous: Candidate) -> usize {
-    let mut index = level.table + ((previous >> level.hot.shift) & COLOUR_MASK) * level.hot.factor;
-    for t in &level.terms {
-        let word = unsafe { *board.get_unchecked(t.cell as usize) };
-        index += ((word >> t.shift) & COLOUR_MASK) * t.factor;
-    }
-    index as usize
 }
 
 /// Start of the exact run of `level` on the current board.

@@ -201,102 +201,90 @@ pub(crate) fn walk<V: Visitor, F: FnMut(&Checkpoint)>(
     let mut mark = driver.next_mark(counters.nodes);
     let mut nodes = counters.nodes;
 
-    let mut level = match entry {
-        Entry::Fresh => 0,
-        Entry::Placed(top) => top,
+    let (mut level, mut resume) = match entry {
+        Entry::Fresh => (0, false),
+        Entry::Placed(top) => (top, true),
     };
     let mut here = &levels[level];
     // The word on the current level's cell, kept in a register for the
     // next level's hot key term.
     let mut placed = state.board[here.pos as usize];
-    let (mut i, mut end);
-    match entry {
-        Entry::Fresh => {
-            let k = plan.key_index(here, &state.board);
-            (i, end) = (offsets[k], offsets[k + 1]);
-        }
-        Entry::Placed(_) => {
-            // The replayed node's subtree comes first, as if just placed.
-            (i, end) = (state.next[level], state.end[level]);
-            if level + 1 == leaf {
-                if visitor.leaf(plan, state, counters) {
-                    return (RunEnd::FoundFirst, Some(level));
-                }
-                state.stock[class_of(placed)] += 1;
-            } else {
-                level += 1;
-                here = &levels[level];
-                let k = plan.key_index(here, &state.board);
-                (i, end) = (offsets[k], offsets[k + 1]);
-            }
-        }
-    }
+    let (mut i, mut end) = if resume {
+        (state.next[level], state.end[level])
+    } else {
+        let k = plan.key_index(here, &state.board);
+        (offsets[k], offsets[k + 1])
+    };
 
     loop {
-        if i < end {
-            // SAFETY: i < end ≤ candidates.len() (offsets never exceed it).
-            let word = unsafe { *candidates.get_unchecked(i as usize) };
-            i += 1;
-            let class = class_of(word);
-            // SAFETY: every candidate's class is below stock.len().
-            let left = unsafe { state.stock.get_unchecked_mut(class) };
-            if *left == 0 {
-                continue;
+        if !resume {
+            // Find the next placement at `level`, backtracking as needed.
+            loop {
+                if i < end {
+                    // SAFETY: i < end ≤ candidates.len() (offsets never exceed it).
+                    let word = unsafe { *candidates.get_unchecked(i as usize) };
+                    i += 1;
+                    let class = class_of(word);
+                    // SAFETY: every candidate's class is below stock.len().
+                    let left = unsafe { state.stock.get_unchecked_mut(class) };
+                    if *left == 0 {
+                        continue;
+                    }
+                    *left -= 1;
+                    // SAFETY: a level's pos is a cell of the board.
+                    unsafe { *state.board.get_unchecked_mut(here.pos as usize) = word };
+                    placed = word;
+                    nodes += 1;
+                    if nodes >= mark {
+                        state.next[level] = i;
+                        state.end[level] = end;
+                        counters.nodes = nodes;
+                        if let Some(stop) = driver.poll(plan, state, level, counters) {
+                            return (stop, Some(level));
+                        }
+                        // A split may have cut this level's run short.
+                        end = state.end[level];
+                        mark = driver.next_mark(nodes);
+                    }
+                    break;
+                }
+                if level == 0 {
+                    counters.nodes = nodes;
+                    return (RunEnd::Finished, None);
+                }
+                level -= 1;
+                // SAFETY: level < leaf ≤ levels.len(), and the stack arrays
+                // hold at least `leaf` entries (asserted above).
+                unsafe {
+                    here = levels.get_unchecked(level);
+                    let placed = *state.board.get_unchecked(here.pos as usize);
+                    *state.stock.get_unchecked_mut(class_of(placed)) += 1;
+                    i = *state.next.get_unchecked(level);
+                    end = *state.end.get_unchecked(level);
+                }
             }
-            *left -= 1;
-            // SAFETY: a level's pos is a cell of the board.
-            unsafe { *state.board.get_unchecked_mut(here.pos as usize) = word };
-            placed = word;
-            nodes += 1;
-            if nodes >= mark {
+        }
+        resume = false;
+        if level + 1 == leaf {
+            counters.nodes = nodes;
+            if visitor.leaf(plan, state, counters) {
                 state.next[level] = i;
                 state.end[level] = end;
-                counters.nodes = nodes;
-                if let Some(stop) = driver.poll(plan, state, level, counters) {
-                    return (stop, Some(level));
-                }
-                // A split may have cut this level's run short.
-                end = state.end[level];
-                mark = driver.next_mark(nodes);
+                return (RunEnd::FoundFirst, Some(level));
             }
-            if level + 1 == leaf {
-                if visitor.leaf(plan, state, counters) {
-                    state.next[level] = i;
-                    state.end[level] = end;
-                    counters.nodes = nodes;
-                    return (RunEnd::FoundFirst, Some(level));
-                }
-                // SAFETY: as above, the class is below stock.len().
-                unsafe { *state.stock.get_unchecked_mut(class) += 1 };
-                continue;
-            }
-            // SAFETY: level + 1 < leaf ≤ levels.len() ≤ stack lengths
-            // (asserted above); the board is this plan's, so the key index
-            // and its successor lie inside the level's table.
-            unsafe {
-                *state.next.get_unchecked_mut(level) = i;
-                *state.end.get_unchecked_mut(level) = end;
-                level += 1;
-                here = levels.get_unchecked(level);
-                let k = here.key_index_unchecked(&state.board, placed);
-                i = *offsets.get_unchecked(k);
-                end = *offsets.get_unchecked(k + 1);
-            }
-        } else {
-            if level == 0 {
-                counters.nodes = nodes;
-                return (RunEnd::Finished, None);
-            }
-            level -= 1;
-            // SAFETY: level < leaf ≤ levels.len() ≤ stack lengths, and a
-            // placed word's class is below stock.len().
-            unsafe {
-                here = levels.get_unchecked(level);
-                let on_cell = *state.board.get_unchecked(here.pos as usize);
-                *state.stock.get_unchecked_mut(class_of(on_cell)) += 1;
-                i = *state.next.get_unchecked(level);
-                end = *state.end.get_unchecked(level);
-            }
+            state.stock[class_of(placed)] += 1;
+            continue;
+        }
+        // SAFETY: level + 1 < leaf ≤ levels.len() ≤ stack lengths; the key
+        // index and its successor lie inside the level's table (see above).
+        unsafe {
+            *state.next.get_unchecked_mut(level) = i;
+            *state.end.get_unchecked_mut(level) = end;
+            level += 1;
+            here = levels.get_unchecked(level);
+            let k = here.key_index_unchecked(&state.board, placed);
+            i = *offsets.get_unchecked(k);
+            end = *offsets.get_unchecked(k + 1);
         }
     }
 }

@@ -35,10 +35,8 @@ pub(crate) struct SearchState {
     pub board: Vec<Candidate>,
     /// Pieces left per class.
     pub stock: Vec<u16>,
-    /// Per level: the next untried index into the candidate array...
-    pub next: Vec<u32>,
-    /// ...and the end of the level's run.
-    pub end: Vec<u32>,
+    /// Per level: the rest of its candidate run.
+    pub runs: Vec<Run>,
     /// Per level: its untried siblings were given away by a split.
     pub given_away: Vec<bool>,
 }
@@ -49,8 +47,7 @@ impl SearchState {
         SearchState {
             board: plan.pinned_board.clone(),
             stock: plan.stock.clone(),
-            next: vec![0; levels],
-            end: vec![0; levels],
+            runs: vec![Run { next: 0, end: 0 }; levels],
             given_away: vec![false; levels],
         }
     }
@@ -60,6 +57,13 @@ impl SearchState {
         self.stock.copy_from_slice(&plan.stock);
         self.given_away.iter_mut().for_each(|g| *g = false);
     }
+}
+
+/// The untried rest of a level's candidate run: `next..end`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Run {
+    pub next: u32,
+    pub end: u32,
 }
 
 /// Nodes and solutions counted so far (including those of a resumed checkpoint).
@@ -194,7 +198,7 @@ pub(crate) fn walk<V: Visitor, F: FnMut(&Checkpoint)>(
     visitor: &mut V,
 ) -> (RunEnd, Option<usize>) {
     assert!(leaf >= 1 && leaf <= plan.levels.len());
-    assert!(state.next.len() >= leaf && state.end.len() >= leaf);
+    assert!(state.runs.len() >= leaf);
     let levels = &plan.levels[..leaf];
     let offsets = plan.tables.offsets();
     let candidates = plan.tables.candidates();
@@ -210,7 +214,7 @@ pub(crate) fn walk<V: Visitor, F: FnMut(&Checkpoint)>(
     // next level's hot key term.
     let mut placed = state.board[here.pos as usize];
     let (mut i, mut end) = if resume {
-        (state.next[level], state.end[level])
+        (state.runs[level].next, state.runs[level].end)
     } else {
         let k = plan.key_index(here, &state.board);
         (offsets[k], offsets[k + 1])
@@ -236,14 +240,13 @@ pub(crate) fn walk<V: Visitor, F: FnMut(&Checkpoint)>(
                     placed = word;
                     nodes += 1;
                     if nodes >= mark {
-                        state.next[level] = i;
-                        state.end[level] = end;
+                        state.runs[level] = Run { next: i, end };
                         counters.nodes = nodes;
                         if let Some(stop) = driver.poll(plan, state, level, counters) {
                             return (stop, Some(level));
                         }
                         // A split may have cut this level's run short.
-                        end = state.end[level];
+                        end = state.runs[level].end;
                         mark = driver.next_mark(nodes);
                     }
                     break;
@@ -259,8 +262,7 @@ pub(crate) fn walk<V: Visitor, F: FnMut(&Checkpoint)>(
                     here = levels.get_unchecked(level);
                     let placed = *state.board.get_unchecked(here.pos as usize);
                     *state.stock.get_unchecked_mut(class_of(placed)) += 1;
-                    i = *state.next.get_unchecked(level);
-                    end = *state.end.get_unchecked(level);
+                    Run { next: i, end } = *state.runs.get_unchecked(level);
                 }
             }
         }
@@ -268,8 +270,7 @@ pub(crate) fn walk<V: Visitor, F: FnMut(&Checkpoint)>(
         if level + 1 == leaf {
             counters.nodes = nodes;
             if visitor.leaf(plan, state, counters) {
-                state.next[level] = i;
-                state.end[level] = end;
+                state.runs[level] = Run { next: i, end };
                 return (RunEnd::FoundFirst, Some(level));
             }
             state.stock[class_of(placed)] += 1;
@@ -278,8 +279,7 @@ pub(crate) fn walk<V: Visitor, F: FnMut(&Checkpoint)>(
         // SAFETY: level + 1 < leaf ≤ levels.len() ≤ stack lengths; the key
         // index and its successor lie inside the level's table (see above).
         unsafe {
-            *state.next.get_unchecked_mut(level) = i;
-            *state.end.get_unchecked_mut(level) = end;
+            *state.runs.get_unchecked_mut(level) = Run { next: i, end };
             level += 1;
             here = levels.get_unchecked(level);
             let k = here.key_index_unchecked(&state.board, placed);
@@ -306,7 +306,7 @@ pub(crate) fn checkpoint(
         None => Vec::new(),
         Some(top) => (0..=top)
             .map(|level| {
-                let index = state.next[level] - 1 - run_start(plan, state, level);
+                let index = state.runs[level].next - 1 - run_start(plan, state, level);
                 index
                     | if state.given_away[level] {
                         GIVEN_AWAY
@@ -358,8 +358,10 @@ pub(crate) fn replay(plan: &Plan, state: &mut SearchState, path: &[u32]) -> Resu
         state.stock[class] -= 1;
         state.board[plan.levels[level].pos as usize] = word;
         let given_away = entry & GIVEN_AWAY != 0;
-        state.next[level] = start + index + 1;
-        state.end[level] = if given_away { start + index + 1 } else { end };
+        state.runs[level] = Run {
+            next: start + index + 1,
+            end: if given_away { start + index + 1 } else { end },
+        };
         state.given_away[level] = given_away;
     }
     Ok(path.len().checked_sub(1))
@@ -376,7 +378,7 @@ pub(crate) fn split(
 ) -> Vec<Prefix> {
     let candidates = plan.tables.candidates();
     for level in 0..=top {
-        let untried = state.next[level]..state.end[level];
+        let untried = state.runs[level].next..state.runs[level].end;
         // A sibling is tried with the levels below it empty, so a piece
         // they hold now is free for it.
         let available = |class: usize| {
@@ -393,7 +395,7 @@ pub(crate) fn split(
         if siblings.is_empty() {
             continue;
         }
-        state.end[level] = state.next[level];
+        state.runs[level].end = state.runs[level].next;
         state.given_away[level] = true;
         return siblings
             .into_iter()

@@ -19,17 +19,28 @@ use e2_shared::score::score;
 use e2_shared::search::Prefix;
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
     let keys: HashMap<&str, &str> = args.iter().filter_map(|a| a.split_once('=')).collect();
-    let parts: Vec<&str> = args.iter().filter(|a| !a.contains('=')).map(String::as_str).collect();
+    let parts: Vec<&str> = args
+        .iter()
+        .filter(|a| !a.contains('='))
+        .map(String::as_str)
+        .collect();
     let wanted = |p: &str| parts.is_empty() || parts.contains(&p);
-    let Some(data) = common::data_dir() else { return };
+    let Some(data) = common::data_dir() else {
+        return;
+    };
     let variants: Vec<_> = (0..10)
         .map(|n| common::load_puzzle(&data.join(format!("variants/variant_{n:02}.json"))))
         .collect();
 
     if wanted("throughput") {
-        let millions: u64 = keys.get("nodes").map_or(500, |v| v.parse().expect("nodes="));
+        let millions: u64 = keys
+            .get("nodes")
+            .map_or(500, |v| v.parse().expect("nodes="));
         println!("strict row scan, one thread, {millions}M nodes per variant");
         println!(
             "{:<40} {:>12} {:>9} {:>10} {:>12}",
@@ -46,7 +57,9 @@ fn main() {
             let cpu_start = thread_cpu_seconds();
             let report = bt.count(&limits);
             let secs = start.elapsed().as_secs_f64();
-            let cpu = thread_cpu_seconds().zip(cpu_start).map_or(secs, |(b, a)| b - a);
+            let cpu = thread_cpu_seconds()
+                .zip(cpu_start)
+                .map_or(secs, |(b, a)| b - a);
             all_nodes += report.nodes;
             all_secs += secs;
             all_cpu += cpu;
@@ -77,11 +90,15 @@ fn main() {
             .and_then(|s| s.parse().ok())
             .unwrap_or(60.0);
         let get = |k: &str, default: u64| keys.get(k).map_or(default, |v| v.parse().expect(k));
-        let order: FillOrder = keys.get("order").map_or(FillOrder::RowMajor, |o| o.parse().unwrap());
+        let order: FillOrder = keys
+            .get("order")
+            .map_or(FillOrder::RowMajor, |o| o.parse().unwrap());
         let restart = get("restart", 0);
         let config = BestConfig {
             max_breaks: get("breaks", 40) as u32,
-            schedule: BreakSchedule::Ramp { from: get("ramp", 150) as u32 },
+            schedule: BreakSchedule::Ramp {
+                from: get("ramp", 150) as u32,
+            },
             seed: get("seed", 1),
             restart_nodes: (restart > 0).then_some(restart * 1_000_000),
             time_limit: Some(Duration::from_secs_f64(secs)),
@@ -89,7 +106,10 @@ fn main() {
         };
         let count = get("variants", 10) as usize;
         println!("best-score search, {secs} s per variant, {order}, {config:?}");
-        println!("{:<40} {:>6} {:>7} {:>12} {:>6}", "variant", "score", "filled", "nodes", "runs");
+        println!(
+            "{:<40} {:>6} {:>7} {:>12} {:>6}",
+            "variant", "score", "filled", "nodes", "runs"
+        );
         let mut total = 0u32;
         for v in variants.iter().take(count) {
             let mut bt = Backtracker::new(v, order, &Prefix::new()).unwrap();
@@ -115,7 +135,14 @@ fn main() {
         let start = Instant::now();
         let report = bt.count(&CountLimits::default());
         let secs = start.elapsed().as_secs_f64();
-        println!("count {}: {} solutions, {} nodes, {:.3} s ({:.1} Mnodes/s)", puzzle.name, report.solutions, report.nodes, secs, report.nodes as f64 / secs / 1e6);
+        println!(
+            "count {}: {} solutions, {} nodes, {:.3} s ({:.1} Mnodes/s)",
+            puzzle.name,
+            report.solutions,
+            report.nodes,
+            secs,
+            report.nodes as f64 / secs / 1e6
+        );
     }
 }
 

@@ -27,7 +27,9 @@ fn count_to_end(bt: &mut Backtracker, budget: Option<u64>) -> u64 {
 
 #[test]
 fn resuming_after_a_json_round_trip_gives_the_uninterrupted_count() {
-    let Some(puzzle) = common::puzzle("brendan/s1_05x05.json") else { return };
+    let Some(puzzle) = common::puzzle("brendan/s1_05x05.json") else {
+        return;
+    };
     let mut bt = Backtracker::new(&puzzle, FillOrder::RowMajor, &Prefix::new()).unwrap();
     let whole = bt.count(&CountLimits::default());
     assert_eq!(whole.solutions, 16);
@@ -53,7 +55,9 @@ fn resuming_after_a_json_round_trip_gives_the_uninterrupted_count() {
 
 #[test]
 fn periodic_checkpoints_each_resume_to_the_same_total() {
-    let Some(puzzle) = common::puzzle("brendan/s2_05x05.json") else { return };
+    let Some(puzzle) = common::puzzle("brendan/s2_05x05.json") else {
+        return;
+    };
     let mut bt = Backtracker::new(&puzzle, FillOrder::SpiralIn, &Prefix::new()).unwrap();
     let mut taken = Vec::new();
     let limits = CountLimits {
@@ -75,7 +79,9 @@ fn prefix_counts_sum_to_the_whole_count() {
         ("brendan/s2_05x05.json", FillOrder::BorderFirst),
         ("brendan/s2_04x04.json", FillOrder::VerhaardComb),
     ] {
-        let Some(puzzle) = common::puzzle(file) else { return };
+        let Some(puzzle) = common::puzzle(file) else {
+            return;
+        };
         let whole = Backtracker::new(&puzzle, order, &Prefix::new())
             .unwrap()
             .count(&CountLimits::default())
@@ -96,7 +102,9 @@ fn prefix_counts_sum_to_the_whole_count() {
 
 #[test]
 fn splitting_running_subtasks_loses_and_duplicates_nothing() {
-    let Some(puzzle) = common::puzzle("brendan/s1_05x05.json") else { return };
+    let Some(puzzle) = common::puzzle("brendan/s1_05x05.json") else {
+        return;
+    };
     let order = FillOrder::RowMajor;
     let whole = Backtracker::new(&puzzle, order, &Prefix::new())
         .unwrap()
@@ -123,18 +131,130 @@ fn splitting_running_subtasks_loses_and_duplicates_nothing() {
         let mut report = bt.count_with(&limits, |_| requester.request_split());
         // Resume through the budget stops: given-away siblings must stay given away.
         while let Some(cp) = report.checkpoint.take() {
-            let cp: Checkpoint = serde_json::from_str(&serde_json::to_string(&cp).unwrap()).unwrap();
-            report = bt.resume(&cp, &limits, |_| requester.request_split()).unwrap();
+            let cp: Checkpoint =
+                serde_json::from_str(&serde_json::to_string(&cp).unwrap()).unwrap();
+            report = bt
+                .resume(&cp, &limits, |_| requester.request_split())
+                .unwrap();
         }
         solutions += report.solutions;
         nodes += report.nodes;
         queue.extend(control.take_donated());
     }
     eprintln!("{tasks} tasks, {nodes} of {} nodes", whole.nodes);
-    assert!(tasks > 10, "only {tasks} subtasks: the test split too little");
+    assert!(
+        tasks > 10,
+        "only {tasks} subtasks: the test split too little"
+    );
     assert_eq!(solutions, whole.solutions);
     // A donated sibling's subtree is visited by exactly one task; the forced
     // placements of a prefix are not nodes of its task, so the split run
     // visits fewer nodes, never more.
     assert!(nodes <= whole.nodes);
+}
+
+#[test]
+fn a_requested_checkpoint_resumes_to_the_same_total() {
+    let Some(puzzle) = common::puzzle("brendan/s2_05x05.json") else {
+        return;
+    };
+    let mut bt = Backtracker::new(&puzzle, FillOrder::RowMajor, &Prefix::new()).unwrap();
+    let request = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let limits = CountLimits {
+        checkpoint_request: Some(Arc::clone(&request)),
+        ..CountLimits::default()
+    };
+    let mut taken = Vec::new();
+    let whole = bt.count_with(&limits, |cp| taken.push(cp.clone()));
+    assert_eq!(taken.len(), 1, "one request, one checkpoint");
+    assert!(!request.load(std::sync::atomic::Ordering::Relaxed));
+    let rest = bt
+        .resume(&taken[0], &CountLimits::default(), |_| {})
+        .unwrap();
+    assert_eq!((rest.solutions, rest.nodes), (whole.solutions, whole.nodes));
+}
+
+#[test]
+fn a_stop_request_ends_with_a_checkpoint() {
+    let Some(puzzle) = common::puzzle("brendan/s1_05x05.json") else {
+        return;
+    };
+    let control = Control::new();
+    control.stop();
+    let mut bt = Backtracker::new(&puzzle, FillOrder::RowMajor, &Prefix::new()).unwrap();
+    let limits = CountLimits {
+        control: Some(Arc::clone(&control)),
+        ..CountLimits::default()
+    };
+    let stopped = bt.count(&limits);
+    assert_eq!(stopped.end, RunEnd::Stopped);
+    let cp = stopped.checkpoint.expect("a checkpoint on stop");
+    let rest = bt.resume(&cp, &CountLimits::default(), |_| {}).unwrap();
+    assert_eq!(rest.solutions, 16);
+}
+
+#[test]
+fn foreign_or_mismatched_checkpoints_are_refused() {
+    let Some(puzzle) = common::puzzle("brendan/s1_04x04.json") else {
+        return;
+    };
+    let mut bt = Backtracker::new(&puzzle, FillOrder::RowMajor, &Prefix::new()).unwrap();
+    let cp = bt
+        .count(&CountLimits {
+            node_budget: Some(10),
+            ..CountLimits::default()
+        })
+        .checkpoint
+        .unwrap();
+    let dlx = Checkpoint {
+        engine: "dlx".into(),
+        ..cp.clone()
+    };
+    let e = bt
+        .resume(&dlx, &CountLimits::default(), |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("\"dlx\""), "{e}");
+    let mut other = prefixes(&puzzle, FillOrder::RowMajor, 1).unwrap().remove(0);
+    let e = Backtracker::new(&puzzle, FillOrder::RowMajor, &other)
+        .unwrap()
+        .resume(&cp, &CountLimits::default(), |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("prefix"), "{e}");
+    let bad_path = Checkpoint {
+        path: vec![999],
+        ..cp
+    };
+    let e = bt
+        .resume(&bad_path, &CountLimits::default(), |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("level 0") && e.contains("999"), "{e}");
+    other[0].pos = 99;
+    let e = Backtracker::new(&puzzle, FillOrder::RowMajor, &other)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("prefix entry 0") && e.contains("outside"), "{e}");
+}
+
+#[test]
+fn the_first_solution_is_a_perfect_board() {
+    let Some(puzzle) = common::puzzle("brendan/s2_05x05.json") else {
+        return;
+    };
+    let mut bt = Backtracker::new(&puzzle, FillOrder::SpiralIn, &Prefix::new()).unwrap();
+    let report = bt.first_solution(&CountLimits::default());
+    assert_eq!(report.end, RunEnd::FoundFirst);
+    let board = report.board.expect("a board");
+    assert!(board.is_full());
+    assert_eq!(
+        e2_shared::score::score(&board),
+        e2_shared::score::max_score(5, 5)
+    );
+    // Resuming after the first board finds the others: 4 in all.
+    let rest = bt
+        .resume(&report.checkpoint.unwrap(), &CountLimits::default(), |_| {})
+        .unwrap();
+    assert_eq!(rest.solutions, 4);
 }

@@ -13,7 +13,13 @@ use e2_shared::search::Prefix;
 /// Every valid board, by brute force over (piece, rotation) at every cell in
 /// row-major order, deduplicated as edge grids.
 fn brute_force(p: &Puzzle) -> usize {
-    fn go(p: &Puzzle, cell: usize, used: &mut Vec<bool>, grid: &mut Vec<Edges>, out: &mut HashSet<Vec<Edges>>) {
+    fn go(
+        p: &Puzzle,
+        cell: usize,
+        used: &mut Vec<bool>,
+        grid: &mut Vec<Edges>,
+        out: &mut HashSet<Vec<Edges>>,
+    ) {
         let (w, h) = (p.width, p.height);
         if cell == w * h {
             out.insert(grid.clone());
@@ -49,7 +55,13 @@ fn brute_force(p: &Puzzle) -> usize {
         }
     }
     let mut out = HashSet::new();
-    go(p, 0, &mut vec![false; p.pieces.len()], &mut Vec::new(), &mut out);
+    go(
+        p,
+        0,
+        &mut vec![false; p.pieces.len()],
+        &mut Vec::new(),
+        &mut out,
+    );
     out.len()
 }
 
@@ -66,18 +78,29 @@ fn tiny_puzzle(width: usize, height: usize, border: u8, interior: u8, seed: u64)
         let (r, c) = (pos / width, pos % width);
         if c + 1 < width {
             let frame_seam = on_frame(pos) && on_frame(pos + 1);
-            let colour = if frame_seam { 1 + rng.below(border as u64) as u8 } else { 1 + border + rng.below(interior as u64) as u8 };
+            let colour = if frame_seam {
+                1 + rng.below(border as u64) as u8
+            } else {
+                1 + border + rng.below(interior as u64) as u8
+            };
             cells[pos][1] = colour;
             cells[pos + 1][3] = colour;
         }
         if r + 1 < height {
             let frame_seam = on_frame(pos) && on_frame(pos + width);
-            let colour = if frame_seam { 1 + rng.below(border as u64) as u8 } else { 1 + border + rng.below(interior as u64) as u8 };
+            let colour = if frame_seam {
+                1 + rng.below(border as u64) as u8
+            } else {
+                1 + border + rng.below(interior as u64) as u8
+            };
             cells[pos][2] = colour;
             cells[pos + width][0] = colour;
         }
     }
-    let mut pieces: Vec<Edges> = cells.iter().map(|&e| rotate(e, rng.below(4) as u8)).collect();
+    let mut pieces: Vec<Edges> = cells
+        .iter()
+        .map(|&e| rotate(e, rng.below(4) as u8))
+        .collect();
     rng.shuffle(&mut pieces);
     Puzzle {
         name: format!("tiny_{width}x{height}_{seed}"),
@@ -130,7 +153,11 @@ fn repeated_pieces_count_like_brute_force() {
     for seed in 0..12u64 {
         let (w, h) = [(2, 2), (3, 2), (3, 3), (4, 3)][seed as usize % 4];
         let p = tiny_puzzle(w, h, 1, 2, seed);
-        let distinct: HashSet<Edges> = p.pieces.iter().map(|&e| e2_shared::model::canonical_form(e)).collect();
+        let distinct: HashSet<Edges> = p
+            .pieces
+            .iter()
+            .map(|&e| e2_shared::model::canonical_form(e))
+            .collect();
         if distinct.len() < p.pieces.len() {
             checked_duplicates += 1;
         }
@@ -138,10 +165,18 @@ fn repeated_pieces_count_like_brute_force() {
         assert!(expected >= 1, "the generated board itself is a solution");
         eprintln!("{}: {expected} distinct boards", p.name);
         for order in FillOrder::ALL {
-            assert_eq!(engine_count(&p, order), expected, "{} under {order}", p.name);
+            assert_eq!(
+                engine_count(&p, order),
+                expected,
+                "{} under {order}",
+                p.name
+            );
         }
     }
-    assert!(checked_duplicates >= 6, "too few puzzles with repeated pieces: {checked_duplicates}");
+    assert!(
+        checked_duplicates >= 6,
+        "too few puzzles with repeated pieces: {checked_duplicates}"
+    );
 }
 
 #[test]
@@ -149,11 +184,23 @@ fn a_hint_on_a_repeated_piece_is_honoured() {
     let mut p = tiny_puzzle(3, 3, 1, 2, 99);
     // Pin the centre to the first piece showing an interior quadruple, at
     // the rotation brute force agrees exists in some solution.
-    let centre = p.pieces.iter().position(|e| e.iter().all(|&c| c > 0)).unwrap();
+    let centre = p
+        .pieces
+        .iter()
+        .position(|e| e.iter().all(|&c| c > 0))
+        .unwrap();
     for rot in 0..4u8 {
-        p.hints = vec![Hint { pos: 4, piece: centre, rot }];
+        p.hints = vec![Hint {
+            pos: 4,
+            piece: centre,
+            rot,
+        }];
         let expected = brute_force(&p) as u64;
-        for order in [FillOrder::RowMajor, FillOrder::SpiralOut, FillOrder::ConnectHintsFirst] {
+        for order in [
+            FillOrder::RowMajor,
+            FillOrder::SpiralOut,
+            FillOrder::ConnectHintsFirst,
+        ] {
             assert_eq!(engine_count(&p, order), expected, "rot {rot} under {order}");
         }
     }

@@ -145,6 +145,8 @@ struct Search<'a, F: FnMut(&Board)> {
     config: &'a BestConfig,
     /// Breaks allowed at each level (schedule and cap).
     allowed: Vec<u32>,
+    /// The cap `allowed` was computed with.
+    cap: u32,
     pinned_score: u32,
     max: u32,
     best: u32,
@@ -184,6 +186,7 @@ impl Backtracker {
                 .iter()
                 .map(|l| config.schedule.allowed(l.depth, cells, config.max_breaks))
                 .collect(),
+            cap: config.max_breaks,
             pinned_score,
             max: max_score(plan.width, plan.height),
             best: pinned_score,
@@ -299,6 +302,7 @@ impl<F: FnMut(&Board)> Search<'_, F> {
                 if self.pinned_score + score > self.best {
                     self.improve(plan, state, level + 1);
                     bound = self.max - self.best;
+                    self.tighten(plan, bound);
                 }
                 if self.nodes >= mark {
                     if let Some(stop) = self.poll(run_end) {
@@ -363,6 +367,21 @@ impl<F: FnMut(&Board)> Search<'_, F> {
         }
     }
 
+    /// Rescales the schedule to the breaks a better board may still carry
+    /// (`bound - 1`): a ramp then spreads fewer breaks over the same depths
+    /// instead of letting the walk spend them all early and be cut off at
+    /// the end by the bound alone.
+    fn tighten(&mut self, plan: &Plan, bound: u32) {
+        let cap = self.config.max_breaks.min(bound.saturating_sub(1));
+        if cap < self.cap {
+            self.cap = cap;
+            let cells = plan.cells();
+            for (allowed, level) in self.allowed.iter_mut().zip(&plan.levels) {
+                *allowed = self.config.schedule.allowed(level.depth, cells, cap);
+            }
+        }
+    }
+
     fn next_mark(&self, run_end: u64) -> u64 {
         let global_end = self.config.node_budget.unwrap_or(u64::MAX);
         (self.nodes + POLL_INTERVAL).min(run_end).min(global_end)
@@ -383,5 +402,35 @@ impl<F: FnMut(&Board)> Search<'_, F> {
             return Some(Stop::End(RunEnd::BudgetSpent));
         }
         (self.nodes >= run_end).then_some(Stop::Restart)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blackwood_schedule_releases_ten_breaks_late() {
+        let s = BreakSchedule::blackwood();
+        assert_eq!(s.allowed(200, 256, 99), 0);
+        assert_eq!(s.allowed(201, 256, 99), 1);
+        assert_eq!(s.allowed(225, 256, 99), 6);
+        assert_eq!(s.allowed(255, 256, 99), 10);
+        assert_eq!(s.allowed(255, 256, 4), 4, "the cap still applies");
+        // Scaled to 64 cells: 201 → 50, 239 → 60.
+        assert_eq!(s.allowed(49, 64, 99), 0);
+        assert_eq!(s.allowed(50, 64, 99), 1);
+        assert_eq!(s.allowed(63, 64, 99), 10);
+    }
+
+    #[test]
+    fn ramp_reaches_the_cap_at_the_last_cell() {
+        let s = BreakSchedule::Ramp { from: 200 };
+        assert_eq!(s.allowed(199, 256, 20), 0);
+        assert!(s.allowed(200, 256, 20) >= 1);
+        assert_eq!(s.allowed(255, 256, 20), 20);
+        let mid = s.allowed(228, 256, 20);
+        assert!((9..=12).contains(&mid), "{mid}");
+        assert_eq!(BreakSchedule::Flat.allowed(0, 256, 7), 7);
     }
 }

@@ -20,6 +20,16 @@
 //! Hints and a subtask's forced placements are *pinned*: laid on the board
 //! before the search and treated as placed before every cell, so the
 //! neighbours of a pinned cell simply see one more constrained side.
+//!
+//! Used pieces are tracked as a stock count per piece class rather than a
+//! bit per piece: for a real set every class holds one piece and the count
+//! is the bit, and for sets that repeat pieces (the clue puzzles) the same
+//! test-and-decrement makes twins one candidate, so each distinct board is
+//! counted once. The count is one load and one compare, as a bit test is.
+//!
+//! A *node* is one successful placement. Counts, first solutions, prefix
+//! enumeration, checkpoints and splits run on [`walk`]; the best-score
+//! search has its own loop because it carries breaks and scores per level.
 
 mod best;
 mod candidate;
@@ -73,7 +83,8 @@ pub struct FirstReport {
     pub board: Option<Board>,
     pub nodes: u64,
     pub end: RunEnd,
-    /// Where to resume looking for further boards (after the one found).
+    /// Where to resume a count: just before the board found, so the
+    /// resumed count includes it.
     pub checkpoint: Option<Checkpoint>,
 }
 
@@ -293,8 +304,9 @@ struct FirstBoard<'a> {
 }
 
 impl Visitor for FirstBoard<'_> {
-    fn leaf(&mut self, plan: &Plan, state: &SearchState, counters: &mut Counters) -> bool {
-        counters.solutions += 1;
+    fn leaf(&mut self, plan: &Plan, state: &SearchState, _: &mut Counters) -> bool {
+        // Not counted: the checkpoint stands just before this board, so a
+        // resumed count includes it exactly once.
         self.board = Some(plan.board(self.puzzle, &state.board, plan.levels.len()));
         true
     }

@@ -276,9 +276,10 @@ impl Level {
     #[inline(always)]
     pub(crate) fn key_index(&self, board: &[Candidate], previous: Candidate) -> usize {
         let hot = ((previous >> self.hot.shift) & COLOUR_MASK) * self.hot.factor;
-        let cold = self.terms.iter().map(|t| {
-            ((board[t.cell as usize] >> t.shift) & COLOUR_MASK) * t.factor
-        });
+        let cold = self
+            .terms
+            .iter()
+            .map(|t| ((board[t.cell as usize] >> t.shift) & COLOUR_MASK) * t.factor);
         (self.table + hot + cold.sum::<u32>()) as usize
     }
 
@@ -289,7 +290,11 @@ impl Level {
     /// or the dummy cell, and such a board holds one word per cell plus the
     /// dummy, so every load is in bounds.
     #[inline(always)]
-    pub(crate) unsafe fn key_index_unchecked(&self, board: &[Candidate], previous: Candidate) -> usize {
+    pub(crate) unsafe fn key_index_unchecked(
+        &self,
+        board: &[Candidate],
+        previous: Candidate,
+    ) -> usize {
         let mut index = self.table + ((previous >> self.hot.shift) & COLOUR_MASK) * self.hot.factor;
         for t in &self.terms {
             // SAFETY: see the function's contract.

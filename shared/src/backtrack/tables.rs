@@ -86,10 +86,7 @@ impl Tables {
         // (key, breaks, candidate), collected in class order so each run
         // lists classes ascending: the search order is deterministic.
         let mut entries: Vec<(usize, u8, Candidate)> = Vec::new();
-        for class in 0..classes.len() {
-            if stock[class] == 0 {
-                continue;
-            }
+        for (class, _) in stock.iter().enumerate().filter(|&(_, &left)| left > 0) {
             for (rot, edges) in classes.distinct_rotations(class) {
                 let fits_frame = (0..4).all(|s| (edges[s] == 0) == (view.frame >> s & 1 == 1));
                 if !fits_frame {

@@ -3,9 +3,9 @@
 //! `cargo bench -p e2-shared --bench backtrack -- [PART...] [key=value...]`
 //! with parts `throughput`, `best [SECONDS]`, `count6` (all three when none
 //! is named). Keys: `nodes=` (millions per variant for throughput, default
-//! 500), `breaks=`, `ramp=`, `restart=` (millions of nodes per run),
-//! `order=`, `seed=`, `variants=` (how many of the ten) for the best-score
-//! search. Skips with a notice when the data directory is absent.
+//! 500); for the best-score search (default: `BestConfig::break_tolerant`)
+//! `breaks=`, `ramp=`, `restart=` (millions of nodes per run, 0 = never),
+//! `order=`, `seed=`, `variants=` (how many of the ten). Skips with a notice when the data directory is absent.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -93,16 +93,20 @@ fn main() {
         let order: FillOrder = keys
             .get("order")
             .map_or(FillOrder::RowMajor, |o| o.parse().unwrap());
-        let restart = get("restart", 0);
+        let preset = BestConfig::break_tolerant(Duration::from_secs_f64(secs), get("seed", 1));
         let config = BestConfig {
-            max_breaks: get("breaks", 40) as u32,
-            schedule: BreakSchedule::Ramp {
-                from: get("ramp", 150) as u32,
+            max_breaks: get("breaks", u64::from(preset.max_breaks)) as u32,
+            schedule: match keys.get("ramp") {
+                Some(r) => BreakSchedule::Ramp {
+                    from: r.parse().expect("ramp="),
+                },
+                None => preset.schedule.clone(),
             },
-            seed: get("seed", 1),
-            restart_nodes: (restart > 0).then_some(restart * 1_000_000),
-            time_limit: Some(Duration::from_secs_f64(secs)),
-            ..BestConfig::default()
+            restart_nodes: match get("restart", 30) {
+                0 => None,
+                millions => Some(millions * 1_000_000),
+            },
+            ..preset
         };
         let count = get("variants", 10) as usize;
         println!("best-score search, {secs} s per variant, {order}, {config:?}");

@@ -40,8 +40,10 @@ pub(crate) struct Level {
     pub table: u32,
     /// The term on the previous level's cell (factor 0 when not a neighbour).
     pub hot: Term,
-    /// The other terms.
+    /// The other terms; those past `cold` are dummies.
     pub terms: [Term; 4],
+    /// How many of `terms` are real.
+    pub cold: u32,
     /// Seams to cells placed before it: what an exact placement adds to the score.
     pub seams: u32,
     /// The cell's index in the fill order (pinned cells included).
@@ -236,6 +238,7 @@ impl Plan {
                 table,
                 hot,
                 terms,
+                cold: cold as u32,
                 seams: seams as u32,
                 depth: depth as u32,
             });
@@ -290,18 +293,22 @@ impl Level {
     /// or the dummy cell, and such a board holds one word per cell plus the
     /// dummy, so every load is in bounds.
     #[inline(always)]
-    pub(crate) unsafe fn key_index_unchecked(
-        &self,
-        board: &[Candidate],
-        previous: Candidate,
-    ) -> usize {
-        let mut index = self.table + ((previous >> self.hot.shift) & COLOUR_MASK) * self.hot.factor;
-        for t in &self.terms {
-            // SAFETY: see the function's contract.
-            let word = unsafe { *board.get_unchecked(t.cell as usize) };
-            index += ((word >> t.shift) & COLOUR_MASK) * t.factor;
-        }
-        index as usize
+    pub(crate) unsafe fn key_index_unchecked(&self, board: &[Candidate], previous: Candidate) -> usize {
+        // SAFETY: see the function's contract.
+        let term = |t: &Term| unsafe {
+            ((*board.get_unchecked(t.cell as usize) >> t.shift) & COLOUR_MASK) * t.factor
+        };
+        let t = &self.terms;
+        // Most cells of a scan have one cold term, so this match is well
+        // predicted and skips the dummy loads.
+        let cold = match self.cold {
+            0 => 0,
+            1 => term(&t[0]),
+            2 => term(&t[0]) + term(&t[1]),
+            _ => term(&t[0]) + term(&t[1]) + term(&t[2]) + term(&t[3]),
+        };
+        let hot = ((previous >> self.hot.shift) & COLOUR_MASK) * self.hot.factor;
+        (self.table + hot + cold) as usize
     }
 }
 

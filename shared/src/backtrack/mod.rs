@@ -4,17 +4,19 @@
 //! The engine is built for raw node rate, because every use of it is a race
 //! against an exponential tree:
 //!
-//! - [`plan`] fixes everything the fill order decides before the search
+//! - `plan` fixes everything the fill order decides before the search
 //!   starts: per searched cell, its table and the neighbours that key it.
-//! - [`tables`] holds one flat candidate array and one flat offsets array:
+//! - `tables` holds one flat candidate array and one flat offsets array:
 //!   the candidates of a cell for the colours its placed neighbours show
 //!   are one contiguous run, found by a multiply-add per constrained side.
-//! - [`candidate`] packs a placement in one `u32` that the board stores as is.
-//! - [`classes`] makes pieces equal up to rotation one class with a stock,
+//! - `candidate` packs a placement in one `u32` that the board stores as is.
+//! - `classes` makes pieces equal up to rotation one class with a stock,
 //!   so a solution is counted once per distinct board (SPEC §2).
-//! - [`walk`] is the explicit-stack depth-first loop shared by counting,
-//!   first-solution and prefix enumeration, with checkpoints and splits.
-//! - [`best`] is the best-score search: strict (deepest partial board) or
+//! - `walk` is the explicit-stack depth-first loop shared by counting,
+//!   first-solution and prefix enumeration; `poll` is how it hears its
+//!   driver, `checkpoint` how its position is saved and laid back, and
+//!   `split` how it gives untried branches away.
+//! - `best` is the best-score search: strict (deepest partial board) or
 //!   break-tolerant with a depth schedule, with seeded restarts.
 //!
 //! Hints and a subtask's forced placements are *pinned*: laid on the board
@@ -28,13 +30,16 @@
 //! counted once. The count is one load and one compare, as a bit test is.
 //!
 //! A *node* is one successful placement. Counts, first solutions, prefix
-//! enumeration, checkpoints and splits run on [`walk`]; the best-score
+//! enumeration, checkpoints and splits run on `walk`; the best-score
 //! search has its own loop because it carries breaks and scores per level.
 
 mod best;
 mod candidate;
+mod checkpoint;
 mod classes;
 mod plan;
+mod poll;
+mod split;
 mod tables;
 mod walk;
 
@@ -48,7 +53,8 @@ use crate::model::{Board, Puzzle};
 use crate::order::FillOrder;
 use crate::search::{Checkpoint, Control, Prefix, RunEnd};
 use plan::Plan;
-use walk::{Count, Counters, Driver, Entry, SearchState, Visitor};
+use poll::Driver;
+use walk::{Count, Counters, Entry, SearchState, Visitor};
 
 /// The `engine` field of this engine's checkpoints.
 pub const ENGINE: &str = "backtrack";
@@ -190,7 +196,8 @@ impl Backtracker {
             board: visitor.board,
             nodes: counters.nodes,
             end,
-            checkpoint: top.map(|t| walk::checkpoint(&self.plan, &self.state, Some(t), &counters)),
+            checkpoint: top
+                .map(|t| checkpoint::checkpoint(&self.plan, &self.state, Some(t), &counters)),
         }
     }
 
@@ -250,7 +257,7 @@ impl Backtracker {
             ));
         }
         Ok(
-            match walk::replay(&self.plan, &mut self.state, &checkpoint.path)? {
+            match checkpoint::replay(&self.plan, &mut self.state, &checkpoint.path)? {
                 Some(top) => Entry::Placed(top),
                 None => Entry::Fresh,
             },
@@ -287,7 +294,8 @@ impl Backtracker {
             solutions: counters.solutions,
             nodes: counters.nodes,
             end,
-            checkpoint: top.map(|t| walk::checkpoint(&self.plan, &self.state, Some(t), &counters)),
+            checkpoint: top
+                .map(|t| checkpoint::checkpoint(&self.plan, &self.state, Some(t), &counters)),
         }
     }
 }

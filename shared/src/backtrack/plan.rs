@@ -293,7 +293,11 @@ impl Level {
     /// or the dummy cell, and such a board holds one word per cell plus the
     /// dummy, so every load is in bounds.
     #[inline(always)]
-    pub(crate) unsafe fn key_index_unchecked(&self, board: &[Candidate], previous: Candidate) -> usize {
+    pub(crate) unsafe fn key_index_unchecked(
+        &self,
+        board: &[Candidate],
+        previous: Candidate,
+    ) -> usize {
         // SAFETY: see the function's contract.
         let term = |t: &Term| unsafe {
             ((*board.get_unchecked(t.cell as usize) >> t.shift) & COLOUR_MASK) * t.factor

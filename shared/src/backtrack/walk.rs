@@ -1,32 +1,21 @@
 //! The depth-first walk: an explicit stack over the plan's levels.
 //!
-//! No recursion and no allocation: per level the stack keeps the next
-//! untried index and the end of the level's candidate run, the board keeps
-//! the placed words, and the stock keeps how many pieces of each class are
-//! left. The current level's cursor lives in registers; it is spilled to the
-//! stack only on descent. What to do at a leaf (count, stop at the first
-//! board, record a prefix) is a [`Visitor`] chosen at compile time, so the
-//! loop carries no dynamic dispatch.
+//! No recursion and no allocation: per level the stack keeps the rest of
+//! the level's candidate run, the board keeps the placed words, and the
+//! stock keeps how many pieces of each class are left. The current level's
+//! cursor lives in registers; it is spilled to the stack only on descent.
+//! What to do at a leaf (count, stop at the first board, record a prefix)
+//! is a [`Visitor`] chosen at compile time, so the loop carries no dynamic
+//! dispatch.
 //!
-//! The loop polls its driver only when the node count reaches a
-//! precomputed mark (the next of: [`POLL_INTERVAL`] nodes, the budget, the
-//! next periodic checkpoint), so the hot path pays one compare per node.
 //! Whenever the walk stops early its state is "a node was just placed at
 //! level `top` and its subtree is untouched", which is exactly what a
-//! [`Checkpoint`] records and what [`Entry::Placed`] resumes.
-
-use std::sync::atomic::Ordering;
+//! checkpoint records and what [`Entry::Placed`] resumes.
 
 use super::candidate::{class_of, Candidate};
 use super::plan::Plan;
-use super::CountLimits;
-use crate::error::{Error, Result};
-use crate::model::Puzzle;
-use crate::search::{Checkpoint, Prefix, RunEnd, POLL_INTERVAL};
-
-/// Marks a checkpoint path entry whose untried siblings were given away by
-/// a split: resuming must not search them.
-pub(crate) const GIVEN_AWAY: u32 = 1 << 31;
+use super::poll::Driver;
+use crate::search::{Checkpoint, RunEnd};
 
 /// The mutable half of a search.
 #[derive(Debug, Clone)]
@@ -97,85 +86,6 @@ pub(crate) enum Entry {
     Fresh,
     /// Levels `0..=top` placed (by a replay); the subtree of `top` is next.
     Placed(usize),
-}
-
-/// The driver's side of a walk: limits, the checkpoint callback, and what a
-/// split needs to name donated prefixes.
-pub(crate) struct Driver<'a, F: FnMut(&Checkpoint)> {
-    pub limits: &'a CountLimits,
-    pub puzzle: &'a Puzzle,
-    pub on_checkpoint: F,
-    /// Nodes at which the run's budget is spent.
-    budget_end: u64,
-    next_checkpoint: u64,
-}
-
-impl<'a, F: FnMut(&Checkpoint)> Driver<'a, F> {
-    pub(crate) fn new(
-        limits: &'a CountLimits,
-        puzzle: &'a Puzzle,
-        on_checkpoint: F,
-        nodes_at_start: u64,
-    ) -> Self {
-        let budget_end = limits
-            .node_budget
-            .map_or(u64::MAX, |b| nodes_at_start.saturating_add(b));
-        let next_checkpoint = limits
-            .checkpoint_every
-            .map_or(u64::MAX, |n| nodes_at_start.saturating_add(n.max(1)));
-        Driver {
-            limits,
-            puzzle,
-            on_checkpoint,
-            budget_end,
-            next_checkpoint,
-        }
-    }
-
-    fn next_mark(&self, nodes: u64) -> u64 {
-        (nodes + POLL_INTERVAL)
-            .min(self.budget_end)
-            .min(self.next_checkpoint)
-    }
-
-    /// Runs at each mark with levels `0..=top` placed. `Some(end)` stops the walk.
-    #[cold]
-    #[inline(never)]
-    fn poll(
-        &mut self,
-        plan: &Plan,
-        state: &mut SearchState,
-        top: usize,
-        counters: &Counters,
-    ) -> Option<RunEnd> {
-        if let Some(control) = &self.limits.control {
-            if control.is_stopped() {
-                return Some(RunEnd::Stopped);
-            }
-            if control.split_wanted() {
-                let donated = split(plan, state, self.puzzle, top);
-                if !donated.is_empty() {
-                    control.donate(donated);
-                }
-            }
-        }
-        if counters.nodes >= self.budget_end {
-            return Some(RunEnd::BudgetSpent);
-        }
-        let requested = self
-            .limits
-            .checkpoint_request
-            .as_ref()
-            .is_some_and(|r| r.swap(false, Ordering::AcqRel));
-        if counters.nodes >= self.next_checkpoint || requested {
-            (self.on_checkpoint)(&checkpoint(plan, state, Some(top), counters));
-            if counters.nodes >= self.next_checkpoint {
-                let every = self.limits.checkpoint_every.unwrap_or(u64::MAX).max(1);
-                self.next_checkpoint = counters.nodes.saturating_add(every);
-            }
-        }
-        None
-    }
 }
 
 /// Walks the subtree from `entry` down to `leaf` levels. Returns how it
@@ -287,120 +197,4 @@ pub(crate) fn walk<V: Visitor, F: FnMut(&Checkpoint)>(
             end = *offsets.get_unchecked(k + 1);
         }
     }
-}
-
-/// Start of the exact run of `level` on the current board.
-fn run_start(plan: &Plan, state: &SearchState, level: usize) -> u32 {
-    plan.tables.offsets()[plan.key_index(&plan.levels[level], &state.board)]
-}
-
-/// The checkpoint of a walk stopped with levels `0..=top` placed (or of a
-/// fresh position when `top` is `None`).
-pub(crate) fn checkpoint(
-    plan: &Plan,
-    state: &SearchState,
-    top: Option<usize>,
-    counters: &Counters,
-) -> Checkpoint {
-    let path = match top {
-        None => Vec::new(),
-        Some(top) => (0..=top)
-            .map(|level| {
-                let index = state.runs[level].next - 1 - run_start(plan, state, level);
-                index
-                    | if state.given_away[level] {
-                        GIVEN_AWAY
-                    } else {
-                        0
-                    }
-            })
-            .collect(),
-    };
-    Checkpoint {
-        engine: super::ENGINE.to_string(),
-        prefix: plan.prefix.clone(),
-        path,
-        solutions: counters.solutions,
-        nodes: counters.nodes,
-    }
-}
-
-/// Lays the placements of a checkpoint path back on a reset board. Returns
-/// the top level placed, or `None` for an empty path.
-pub(crate) fn replay(plan: &Plan, state: &mut SearchState, path: &[u32]) -> Result<Option<usize>> {
-    state.reset(plan);
-    if path.len() > plan.levels.len() {
-        return Err(Error::Invalid(format!(
-            "checkpoint path has {} levels but this subtask searches only {}",
-            path.len(),
-            plan.levels.len()
-        )));
-    }
-    let offsets = plan.tables.offsets();
-    for (level, &entry) in path.iter().enumerate() {
-        let index = entry & !GIVEN_AWAY;
-        let k = plan.key_index(&plan.levels[level], &state.board);
-        let (start, end) = (offsets[k], offsets[k + 1]);
-        if index >= end - start {
-            return Err(Error::Invalid(format!(
-                "checkpoint path level {level}: choice {index} is beyond the {} candidates there \
-                 (was it taken under another fill order?)",
-                end - start
-            )));
-        }
-        let word = plan.tables.candidates()[(start + index) as usize];
-        let class = class_of(word);
-        if state.stock[class] == 0 {
-            return Err(Error::Invalid(format!(
-                "checkpoint path level {level}: choice {index} uses a piece already placed"
-            )));
-        }
-        state.stock[class] -= 1;
-        state.board[plan.levels[level].pos as usize] = word;
-        let given_away = entry & GIVEN_AWAY != 0;
-        state.runs[level] = Run {
-            next: start + index + 1,
-            end: if given_away { start + index + 1 } else { end },
-        };
-        state.given_away[level] = given_away;
-    }
-    Ok(path.len().checked_sub(1))
-}
-
-/// Gives away the untried siblings at the shallowest level (at or above
-/// `top`) that has any a search could still place, as prefixes, and cuts
-/// that level's run so this walk never searches them.
-pub(crate) fn split(
-    plan: &Plan,
-    state: &mut SearchState,
-    puzzle: &Puzzle,
-    top: usize,
-) -> Vec<Prefix> {
-    let candidates = plan.tables.candidates();
-    for level in 0..=top {
-        let untried = state.runs[level].next..state.runs[level].end;
-        // A sibling is tried with the levels below it empty, so a piece
-        // they hold now is free for it.
-        let available = |class: usize| {
-            let held_deeper = (level..=top)
-                .filter(|&l| class_of(state.board[plan.levels[l].pos as usize]) == class)
-                .count();
-            state.stock[class] as usize + held_deeper > 0
-        };
-        let siblings: Vec<Candidate> = candidates[untried.start as usize..untried.end as usize]
-            .iter()
-            .copied()
-            .filter(|&w| available(class_of(w)))
-            .collect();
-        if siblings.is_empty() {
-            continue;
-        }
-        state.runs[level].end = state.runs[level].next;
-        state.given_away[level] = true;
-        return siblings
-            .into_iter()
-            .map(|w| plan.forced(puzzle, &state.board, level, Some(w)))
-            .collect();
-    }
-    Vec::new()
 }

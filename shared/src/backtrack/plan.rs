@@ -32,8 +32,10 @@ pub(crate) struct Term {
     pub factor: u32,
 }
 
-/// One searched cell.
+/// One searched cell: one cache line, so descending touches one line and
+/// indexing the level array is a shift.
 #[derive(Debug, Clone, Copy)]
+#[repr(align(64))]
 pub(crate) struct Level {
     pub pos: u32,
     /// Where this cell's table starts in the offsets array.

@@ -62,3 +62,31 @@ fn every_fill_order_gives_the_same_count() {
         }
     }
 }
+
+#[test]
+fn clue_puzzles_with_repeated_pieces_have_a_perfect_first_board() {
+    use e2_shared::score::{max_score, score};
+    // Row-major needs billions of nodes on clue 1; the spiral closes early.
+    for (file, order) in [
+        ("clue_puzzles/clue1.json", FillOrder::SpiralIn),
+        ("clue_puzzles/clue3.json", FillOrder::SpiralIn),
+        ("clue_puzzles/clue3.json", FillOrder::RowMajor),
+    ] {
+        let Some(puzzle) = common::puzzle(file) else {
+            return;
+        };
+        let mut bt = Backtracker::new(&puzzle, order, &Prefix::new()).unwrap();
+        let report = bt.first_solution(&CountLimits::default());
+        let board = report.board.expect("the clue puzzles are solvable");
+        assert_eq!(score(&board), max_score(puzzle.width, puzzle.height));
+        // Twins were handed distinct piece identities.
+        let mut pieces: Vec<usize> = board
+            .placements
+            .unwrap()
+            .iter()
+            .map(|p| p.unwrap().piece)
+            .collect();
+        pieces.sort_unstable();
+        assert_eq!(pieces, (0..puzzle.pieces.len()).collect::<Vec<_>>());
+    }
+}

@@ -6,9 +6,10 @@
 //! are laid on the board and taken out of the stock; every other cell
 //! becomes a *level* holding its position, the start of its table and up to
 //! four key terms `(neighbour cell, colour shift, factor)`. The inner loop
-//! then computes a key with four loads, shifts and multiply-adds and no
-//! branch on geometry. Unused terms point at a dummy cell past the board
-//! whose word is always 0, so they add nothing.
+//! then computes a key with one load, shift and multiply-add per
+//! constrained side. Unused terms point at a dummy cell past the board
+//! whose word is always 0, so they add nothing where a fixed-width sum is
+//! simpler than a count.
 //!
 //! The term for the cell of the previous level, when it is a neighbour
 //! (the left neighbour in the row scan), is kept apart as the *hot* term:

@@ -2,7 +2,7 @@
 //! with the project's `.dlx` files, boards re-scored by the canonical
 //! scorer, hints, and pieces that repeat up to rotation against brute force.
 
-mod dlx_support;
+mod common;
 
 use std::collections::HashSet;
 
@@ -55,7 +55,7 @@ fn brendan_small_puzzles_have_their_published_counts() {
         ("brendan/s2_04x04.json", 48),
         ("brendan/s2_05x05.json", 4),
     ] {
-        let Some(puzzle) = dlx_support::data_puzzle(file) else {
+        let Some(puzzle) = common::puzzle(file) else {
             return;
         };
         let (count, found) = boards(&puzzle);
@@ -70,8 +70,8 @@ fn brendan_small_puzzles_have_their_published_counts() {
 fn encoding_matches_the_dlx_data_files() {
     for name in ["s1_06x06", "s2_06x06"] {
         let (Some(puzzle), Some(text)) = (
-            dlx_support::data_puzzle(&format!("brendan/{name}.json")),
-            dlx_support::data_file(&format!("dlx/{name}.dlx")),
+            common::puzzle(&format!("brendan/{name}.json")),
+            common::data_file(&format!("dlx/{name}.dlx")),
         ) else {
             return;
         };
@@ -95,7 +95,7 @@ fn brendan_6x6_puzzles_have_their_published_counts() {
         ("brendan/s1_06x06.json", 260),
         ("brendan/s2_06x06.json", 160),
     ] {
-        let Some(puzzle) = dlx_support::data_puzzle(file) else {
+        let Some(puzzle) = common::puzzle(file) else {
             return;
         };
         let (count, found) = boards(&puzzle);
@@ -109,7 +109,7 @@ fn brendan_6x6_puzzles_have_their_published_counts() {
 #[ignore]
 fn brendan_6x6_dlx_files_have_their_published_counts() {
     for (file, published) in [("dlx/s1_06x06.dlx", 260), ("dlx/s2_06x06.dlx", 160)] {
-        let Some(text) = dlx_support::data_file(file) else {
+        let Some(text) = common::data_file(file) else {
             return;
         };
         let counted = count_text(&text, false, &Limits::none(), None).unwrap();
@@ -121,7 +121,7 @@ fn brendan_6x6_dlx_files_have_their_published_counts() {
 /// boards that agree with the hints, and each reported board honours them.
 #[test]
 fn hints_keep_exactly_the_agreeing_boards() {
-    let Some(puzzle) = dlx_support::data_puzzle("brendan/s1_05x05.json") else {
+    let Some(puzzle) = common::puzzle("brendan/s1_05x05.json") else {
         return;
     };
     let (_, all) = boards(&puzzle);
@@ -155,7 +155,7 @@ fn hints_keep_exactly_the_agreeing_boards() {
 
 #[test]
 fn first_solution_and_uniqueness() {
-    let Some(puzzle) = dlx_support::data_puzzle("brendan/s2_05x05.json") else {
+    let Some(puzzle) = common::puzzle("brendan/s2_05x05.json") else {
         return;
     };
     let first = first_solution(&puzzle).unwrap().unwrap();
@@ -307,7 +307,7 @@ fn repeated_pieces_count_distinct_boards() {
 #[test]
 fn clue_puzzles_first_boards_are_perfect() {
     for file in ["clue_puzzles/clue1.json", "clue_puzzles/clue3.json"] {
-        let Some(puzzle) = dlx_support::data_puzzle(file) else {
+        let Some(puzzle) = common::puzzle(file) else {
             return;
         };
         assert!(puzzle.validate().is_err(), "{file} repeats pieces");

@@ -2,7 +2,7 @@
 //! random XCC instances against brute force (the guard against the
 //! purify/cover bugs seed 003 warns about).
 
-mod dlx_support;
+mod common;
 
 use e2_shared::dlx::{count_text, Dlx, Entry, Limits, Position, Quiet, Xcc, NO_COLOUR};
 use e2_shared::rng::Rng;
@@ -86,7 +86,7 @@ fn n_queens_counts_are_the_published_ones() {
 
 #[test]
 fn queens10_data_file_has_724_solutions() {
-    let Some(text) = dlx_support::data_file("dlx/queens10.dlx") else {
+    let Some(text) = common::data_file("dlx/queens10.dlx") else {
         return;
     };
     assert_eq!(text, queens_text(10), "the data file is Knuth's encoding");

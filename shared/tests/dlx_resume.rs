@@ -1,7 +1,7 @@
 //! Stopping, resuming, prefixes and splits add up to the uninterrupted
 //! count, node for node.
 
-mod dlx_support;
+mod common;
 
 use e2_shared::dlx::{count_puzzle, prefixes, resume, CountReport, E2Cover, Hooks, Limits};
 use e2_shared::model::Puzzle;
@@ -21,7 +21,7 @@ fn through_json(checkpoint: &Checkpoint) -> Checkpoint {
 
 #[test]
 fn interrupted_counts_resume_to_the_same_total() {
-    let Some(puzzle) = dlx_support::data_puzzle("brendan/s1_05x05.json") else {
+    let Some(puzzle) = common::puzzle("brendan/s1_05x05.json") else {
         return;
     };
     let total = whole(&puzzle);
@@ -48,7 +48,7 @@ fn interrupted_counts_resume_to_the_same_total() {
 
 #[test]
 fn a_count_chained_through_many_checkpoints_is_exact() {
-    let Some(puzzle) = dlx_support::data_puzzle("brendan/s2_05x05.json") else {
+    let Some(puzzle) = common::puzzle("brendan/s2_05x05.json") else {
         return;
     };
     let total = whole(&puzzle);
@@ -72,7 +72,7 @@ fn a_count_chained_through_many_checkpoints_is_exact() {
 
 #[test]
 fn periodic_checkpoints_each_resume_to_the_total() {
-    let Some(puzzle) = dlx_support::data_puzzle("brendan/s1_04x04.json") else {
+    let Some(puzzle) = common::puzzle("brendan/s1_04x04.json") else {
         return;
     };
     let total = whole(&puzzle);
@@ -97,7 +97,7 @@ fn periodic_checkpoints_each_resume_to_the_total() {
 
 #[test]
 fn stop_flag_and_solution_limit_leave_resumable_checkpoints() {
-    let Some(puzzle) = dlx_support::data_puzzle("brendan/s1_04x04.json") else {
+    let Some(puzzle) = common::puzzle("brendan/s1_04x04.json") else {
         return;
     };
     let total = whole(&puzzle);
@@ -150,7 +150,7 @@ fn count_prefix(puzzle: &Puzzle, prefix: &Prefix) -> CountReport {
 #[test]
 fn prefix_counts_add_up_to_the_whole_count() {
     for file in ["brendan/s1_04x04.json", "brendan/s1_05x05.json"] {
-        let Some(puzzle) = dlx_support::data_puzzle(file) else {
+        let Some(puzzle) = common::puzzle(file) else {
             return;
         };
         let total = whole(&puzzle);
@@ -169,7 +169,7 @@ fn prefix_counts_add_up_to_the_whole_count() {
 
 #[test]
 fn infeasible_and_malformed_prefixes() {
-    let Some(puzzle) = dlx_support::data_puzzle("brendan/s1_04x04.json") else {
+    let Some(puzzle) = common::puzzle("brendan/s1_04x04.json") else {
         return;
     };
     use e2_shared::search::Forced;
@@ -203,7 +203,7 @@ fn count_all(puzzle: &Puzzle, tasks: &[Prefix]) -> (u64, u64) {
 
 #[test]
 fn a_split_gives_away_work_it_never_searches() {
-    let Some(puzzle) = dlx_support::data_puzzle("brendan/s1_05x05.json") else {
+    let Some(puzzle) = common::puzzle("brendan/s1_05x05.json") else {
         return;
     };
     let total = whole(&puzzle);
@@ -229,7 +229,7 @@ fn a_split_gives_away_work_it_never_searches() {
 
 #[test]
 fn repeated_splits_across_checkpoints_add_up() {
-    let Some(puzzle) = dlx_support::data_puzzle("brendan/s1_05x05.json") else {
+    let Some(puzzle) = common::puzzle("brendan/s1_05x05.json") else {
         return;
     };
     let total = whole(&puzzle);

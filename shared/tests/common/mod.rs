@@ -1,11 +1,12 @@
 //! Shared helpers for the backtracker tests and bench: locating the
-//! community data and reading Puzzle JSON without the formats module.
+//! community data and reading its Puzzle JSON files.
 
 #![allow(dead_code)]
 
 use std::path::PathBuf;
 
-use e2_shared::model::{Hint, Puzzle};
+use e2_shared::formats::{puzzle_json, Duplicates};
+use e2_shared::model::Puzzle;
 
 /// The community data directory beside the repository, if present.
 pub fn data_dir() -> Option<PathBuf> {
@@ -18,41 +19,27 @@ pub fn data_dir() -> Option<PathBuf> {
     }
 }
 
-/// Reads a Puzzle JSON file (SPEC §4.6).
+/// Reads a Puzzle JSON file (SPEC §4.6) with the one formats reader,
+/// accepting sets whose pieces repeat (the clue puzzles do).
 pub fn load_puzzle(path: &std::path::Path) -> Puzzle {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let v: serde_json::Value = serde_json::from_str(&text).expect("puzzle JSON");
-    let num = |v: &serde_json::Value| v.as_u64().expect("a number") as usize;
-    Puzzle {
-        name: v["name"].as_str().unwrap_or("puzzle").to_string(),
-        width: num(&v["width"]),
-        height: num(&v["height"]),
-        num_colors: num(&v["numColors"]) as u8,
-        pieces: v["pieces"]
-            .as_array()
-            .expect("pieces")
-            .iter()
-            .map(|p| {
-                let e: Vec<u8> = p.as_array().unwrap().iter().map(|c| num(c) as u8).collect();
-                [e[0], e[1], e[2], e[3]]
-            })
-            .collect(),
-        hints: v["hints"]
-            .as_array()
-            .map(|hs| {
-                hs.iter()
-                    .map(|h| Hint {
-                        pos: num(&h["pos"]),
-                        piece: num(&h["piece"]),
-                        rot: num(&h["rot"]) as u8,
-                    })
-                    .collect()
-            })
-            .unwrap_or_default(),
-    }
+    puzzle_json::read_with(&text, Duplicates::Allow)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// A puzzle from the data directory, e.g. `brendan/s1_06x06.json`.
 pub fn puzzle(relative: &str) -> Option<Puzzle> {
     data_dir().map(|d| load_puzzle(&d.join(relative)))
+}
+
+/// The text of a data file, e.g. `dlx/queens10.dlx`, or `None` with a notice.
+pub fn data_file(relative: &str) -> Option<String> {
+    let path = data_dir()?.join(relative);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text),
+        Err(e) => {
+            eprintln!("skipping: cannot read {}: {e}", path.display());
+            None
+        }
+    }
 }

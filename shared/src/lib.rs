@@ -31,6 +31,7 @@ pub mod render;
 pub mod rng;
 pub mod score;
 pub mod search;
+pub mod study;
 
 pub use error::Error;
 pub use model::{rotate, Board, Edges, Hint, Placement, Puzzle};

@@ -1,23 +1,64 @@
-//! Minimal entry point for the `dist` branch: the lead's main.rs replaces it.
-use clap::Parser;
+//! `e2`: the one user-facing binary.
+//!
+//! A thin layer: it parses arguments with clap and calls the libraries
+//! (`e2_shared` for boards, formats and engines; `e2_coordinator` and
+//! `e2_worker` for the cluster). Errors reach the user as one line each via
+//! anyhow, never as a panic.
 
 mod cluster;
+mod commands;
+mod input;
 
-#[derive(Parser)]
-#[command(name = "e2")]
+use clap::{Parser, Subcommand};
+
+use commands::{boards, dlx, generate};
+
+/// e2: a distributed Eternity II solver.
+///
+/// Start here:
+///   e2 solve                         best-score search on the bundled puzzle
+///   e2 count --puzzle P.json         count every solution of a small puzzle
+///   e2 convert URL-or-FILE           read a board in any notation, print all
+#[derive(Debug, Parser)]
+#[command(name = "e2", version, about, long_about, verbatim_doc_comment)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
-#[derive(clap::Subcommand)]
+#[derive(Debug, Subcommand)]
 enum Command {
+    /// Read a board or puzzle in any notation and print it in every other
+    /// (or only `--to FORMAT`), with its score.
+    Convert(boards::ConvertArgs),
+    /// Score a board (matched interior seams, max, breaks) and check it
+    /// against a puzzle's clues.
+    Score(boards::ScoreArgs),
+    /// Draw a board as SVG: coloured edge triangles, hint cells outlined,
+    /// unmatched seams in red.
+    Render(boards::RenderArgs),
+    /// Generate a seeded puzzle faithful to Eternity II's colour recipe,
+    /// with its known solution.
+    Generate(generate::GenerateArgs),
+    /// Count an exact cover problem with colours in Knuth's dlx1/dlx2 text
+    /// format, with the DLX engine (Algorithm C).
+    Dlx(dlx::DlxArgs),
     #[command(flatten)]
     Cluster(cluster::ClusterCommand),
 }
 
-fn main() -> anyhow::Result<()> {
-    match Cli::parse().command {
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Convert(args) => boards::convert(args),
+        Command::Score(args) => boards::score(args),
+        Command::Render(args) => boards::render(args),
+        Command::Generate(args) => generate::run(args),
+        Command::Dlx(args) => dlx::run(args),
         Command::Cluster(c) => cluster::run(c),
+    };
+    if let Err(error) = result {
+        eprintln!("error: {error:#}");
+        std::process::exit(1);
     }
 }

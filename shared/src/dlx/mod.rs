@@ -1,1 +1,211 @@
-//! Knuth's Algorithm C (DLX/XCC).
+//! The DLX/XCC engine: Knuth's Algorithm C, for exact counts and
+//! uniqueness proofs (SPEC §7).
+//!
+//! The backtracker is faster at finding good boards; this engine is the
+//! instrument of exhaustiveness: it counts every perfect board of a small
+//! puzzle, proves a puzzle has one solution, and cross-checks the other
+//! engine's counts. It follows TAOCP 7.2.2.1 Algorithm C to the letter
+//! because colour purification interacting with cover/uncover is exactly
+//! where home-grown variants break (seed 003 records days lost to it).
+//!
+//! One concept per module:
+//!
+//! - [`problem`]: an XCC problem as data (items, options, colours);
+//! - [`text`]: the text format of Knuth's dlx1/dlx2 programs;
+//! - `links`: Knuth's flat node and item arrays and the dance steps
+//!   (`cover'`, `hide'`, `purify`, `commit` and their inverses);
+//! - [`algorithm_c`]: steps C1–C8 with an explicit stack, so a search is a
+//!   path of options that can be checkpointed, resumed and split;
+//! - [`run`]: limits, positions, reports and the listener a run talks to;
+//! - [`e2`]: Eternity II as XCC, and the counting tasks of the coordinator
+//!   (prefixes, checkpoints, boards).
+//!
+//! The functions below are the front door for callers that hold a puzzle or
+//! a `.dlx` file.
+
+pub mod algorithm_c;
+pub mod e2;
+mod links;
+pub mod problem;
+pub mod run;
+pub mod text;
+
+pub use algorithm_c::AlgorithmC;
+pub use e2::{CountReport, E2Cover, Hooks, ENGINE};
+pub use problem::{Entry, Xcc, NO_COLOUR};
+pub use run::{Limits, Listener, Position, Quiet, Report};
+
+use crate::error::Result;
+use crate::model::{Board, Puzzle};
+use crate::search::{Checkpoint, Control, Prefix, RunEnd};
+
+/// Counts the perfect boards of `puzzle` below `prefix`.
+pub fn count_puzzle(
+    puzzle: &Puzzle,
+    prefix: &Prefix,
+    limits: &Limits,
+    hooks: Hooks<'_>,
+) -> Result<CountReport> {
+    E2Cover::new(puzzle)?.count(prefix, limits, hooks)
+}
+
+/// Resumes a count of `puzzle` from a checkpoint of this engine.
+pub fn resume(
+    puzzle: &Puzzle,
+    checkpoint: &Checkpoint,
+    limits: &Limits,
+    hooks: Hooks<'_>,
+) -> Result<CountReport> {
+    E2Cover::new(puzzle)?.resume(checkpoint, limits, hooks)
+}
+
+/// The subtasks `depth` levels down the search of `puzzle`; their counts
+/// add up to the whole count.
+pub fn prefixes(puzzle: &Puzzle, depth: usize) -> Result<Vec<Prefix>> {
+    E2Cover::new(puzzle)?.prefixes(&Vec::new(), depth)
+}
+
+/// The first perfect board of `puzzle` in search order, if it has one.
+pub fn first_solution(puzzle: &Puzzle) -> Result<Option<Board>> {
+    E2Cover::new(puzzle)?.first_solution()
+}
+
+/// Counts the perfect boards of `puzzle`, stopping at `limit`: `Ok(n)` with
+/// `n < limit` is exact, `n == limit` means "at least".
+pub fn count_up_to(puzzle: &Puzzle, limit: u64) -> Result<u64> {
+    Ok(count_puzzle(
+        puzzle,
+        &Vec::new(),
+        &Limits::solutions(limit),
+        Hooks::default(),
+    )?
+    .solutions)
+}
+
+/// Does `puzzle` have exactly one perfect board?
+pub fn is_unique(puzzle: &Puzzle) -> Result<bool> {
+    Ok(count_up_to(puzzle, 2)? == 1)
+}
+
+/// A generic XCC problem with its solver, e.g. read from a `.dlx` file.
+#[derive(Debug, Clone)]
+pub struct Dlx {
+    xcc: Xcc,
+    warnings: Vec<String>,
+}
+
+impl Dlx {
+    /// Reads the text format of Knuth's dlx1/dlx2 (see [`text`]).
+    pub fn from_text(text: &str) -> Result<Self> {
+        let parsed = text::parse(text)?;
+        Ok(Dlx {
+            xcc: parsed.xcc,
+            warnings: parsed.warnings,
+        })
+    }
+
+    pub fn new(xcc: Xcc) -> Self {
+        Dlx {
+            xcc,
+            warnings: Vec::new(),
+        }
+    }
+
+    pub fn xcc(&self) -> &Xcc {
+        &self.xcc
+    }
+
+    /// Options the reader dropped for naming no primary item.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// Counts every solution within `limits`.
+    pub fn count(&self, limits: &Limits, control: Option<&Control>) -> Report {
+        self.run(&Position::default(), limits, control, &mut Quiet)
+            .expect("a run without forced options or path cannot fail")
+    }
+
+    /// A run from a position (a fresh one, a prefix of forced options, or a
+    /// checkpoint) with any listener.
+    pub fn run<L: Listener>(
+        &self,
+        from: &Position,
+        limits: &Limits,
+        control: Option<&Control>,
+        listener: &mut L,
+    ) -> Result<Report> {
+        AlgorithmC::new(&self.xcc).run(from, limits, control, listener)
+    }
+
+    /// The solutions (each a list of option numbers, in level order), at
+    /// most `max` of them.
+    pub fn solutions(&self, max: Option<u64>) -> Vec<Vec<u32>> {
+        struct Collect(Vec<Vec<u32>>);
+        impl Listener for Collect {
+            const WANTS_SOLUTIONS: bool = true;
+            fn solution(&mut self, options: &[u32]) {
+                self.0.push(options.to_vec());
+            }
+        }
+        let mut all = Collect(Vec::new());
+        let limits = Limits {
+            max_solutions: max,
+            ..Limits::default()
+        };
+        self.run(&Position::default(), &limits, None, &mut all)
+            .expect("a run without forced options or path cannot fail");
+        all.0
+    }
+
+    /// The options `depth` levels below `forced` on the MRV search (and the
+    /// solutions above that depth), each as a full list of options.
+    pub fn prefixes(&self, forced: &[u32], depth: usize) -> Result<Vec<Vec<u32>>> {
+        struct Leaves(Vec<Vec<u32>>);
+        impl Listener for Leaves {
+            fn leaf(&mut self, options: &[u32]) {
+                self.0.push(options.to_vec());
+            }
+        }
+        let mut leaves = Leaves(Vec::new());
+        AlgorithmC::new(&self.xcc).enumerate(forced, depth, &mut leaves)?;
+        Ok(leaves.0)
+    }
+}
+
+/// What `e2 dlx FILE` prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextCount {
+    pub solutions: u64,
+    pub nodes: u64,
+    pub updates: u64,
+    pub end: RunEnd,
+    /// The first solution's options as text lines, when asked for.
+    pub first: Option<Vec<String>>,
+    /// Options the reader dropped (no primary item).
+    pub warnings: Vec<String>,
+}
+
+/// Counts a problem given in Knuth's dlx text format (the `e2 dlx FILE`
+/// command), optionally with the first solution's options.
+pub fn count_text(
+    text: &str,
+    show_first: bool,
+    limits: &Limits,
+    control: Option<&Control>,
+) -> Result<TextCount> {
+    let dlx = Dlx::from_text(text)?;
+    let report = dlx.count(limits, control);
+    let first = match (show_first, report.first) {
+        (true, Some(options)) => Some(options.iter().map(|&o| dlx.xcc().option_text(o)).collect()),
+        _ => None,
+    };
+    Ok(TextCount {
+        solutions: report.solutions,
+        nodes: report.nodes,
+        updates: report.updates,
+        end: report.end,
+        first,
+        warnings: dlx.warnings,
+    })
+}

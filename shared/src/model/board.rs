@@ -152,6 +152,12 @@ impl Board {
         overlay: Option<&[Option<usize>]>,
     ) -> Result<Vec<Option<Placement>>> {
         let mut used_at: Vec<Option<usize>> = vec![None; index.pieces().len()];
+        let mut reserved = vec![false; index.pieces().len()];
+        for &piece in overlay.unwrap_or_default().iter().flatten() {
+            if let Some(r) = reserved.get_mut(piece) {
+                *r = true;
+            }
+        }
         let mut out = Vec::with_capacity(self.cells.len());
         for (pos, cell) in self.cells.iter().enumerate() {
             let place = || cell_place(pos, self.width);
@@ -186,11 +192,16 @@ impl Board {
                     }
                     [p] => *p,
                     _ => {
-                        // Pieces repeating up to rotation: take the first not yet used.
-                        match candidates.iter().find(|p| used_at[p.piece].is_none()) {
-                            Some(p) => *p,
-                            None => candidates[0],
-                        }
+                        // Pieces repeating up to rotation: take the first not yet
+                        // used and not named by the overlay for another cell.
+                        let free = |p: &&Placement| used_at[p.piece].is_none();
+                        candidates
+                            .iter()
+                            .filter(free)
+                            .find(|p| !reserved[p.piece])
+                            .or_else(|| candidates.iter().find(free))
+                            .copied()
+                            .unwrap_or(candidates[0])
                     }
                 },
             };

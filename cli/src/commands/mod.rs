@@ -1,0 +1,5 @@
+//! One module per group of subcommands; each is a thin layer over a library.
+
+pub mod boards;
+pub mod dlx;
+pub mod generate;

@@ -1,0 +1,530 @@
+//! Algorithm C (exact covering with colours, TAOCP 7.2.2.1), steps C1–C8.
+//!
+//! The search is Knuth's, step for step: the only liberties are the ones a
+//! distributed counter needs, and none of them changes which nodes are
+//! visited or in which order.
+//!
+//! - The stack `x_0 .. x_{l-1}` is an explicit array (Knuth's too), so the
+//!   search state is a path of options: it can be written to a checkpoint,
+//!   replayed, split.
+//! - A *floor*: levels below it are forced (a prefix, or levels a split
+//!   gave the siblings of away) and step C8 terminates when it would leave
+//!   the floor, exactly as Knuth's terminates at level 0.
+//! - A forced option is entered as a level whose item is the option's first
+//!   primary item and whose only choice is that option. The memory after
+//!   committing a set of options does not depend on the order or on which
+//!   item each was reached through (every list is its original order minus
+//!   the hidden nodes, and the purified colours are the same), so a replay
+//!   lands in exactly the state the original run was in.
+//! - Between nodes (at step C2, never inside a dance step) the run may stop
+//!   for a node budget, a solution limit or a stop request, hand out a
+//!   checkpoint, or give away its untried siblings.
+//!
+//! MRV (step C3) is Knuth's rule: the first primary item of minimum `LEN`
+//! in the active list, scanning stopped at a zero length. Options are tried
+//! in input order. With the same input, node counts equal dlx2's.
+
+use super::links::Links;
+use super::problem::Xcc;
+use super::run::{Limits, Listener, Position, Report};
+use crate::error::{Error, Result};
+use crate::search::{Control, RunEnd};
+
+/// The four places step C2's bookkeeping can send the search.
+#[derive(Clone, Copy)]
+enum Step {
+    /// C2: enter level `l`.
+    Enter,
+    /// C5: try `x_l` (or C7 when the list of `i` is exhausted).
+    Try,
+    /// C6: undo `x_l` and move to the next option of `i`.
+    TryAgain,
+    /// C8: leave level `l`.
+    Leave,
+}
+
+/// What happened when the search tried to force an option.
+enum ForceOutcome {
+    Entered,
+    /// The option conflicts with the options forced before it.
+    Blocked,
+}
+
+/// When step C2 next has bookkeeping to do, so that the hot path pays a
+/// single comparison per node.
+struct Pace {
+    budget_end: u64,
+    checkpoint_every: u64,
+    next_checkpoint: u64,
+    poll_mask: u64,
+    next_poll: u64,
+    next_event: u64,
+}
+
+impl Pace {
+    fn new(limits: &Limits, polling: bool, nodes: u64) -> Self {
+        let poll_mask = limits.poll_interval.max(1).next_power_of_two() - 1;
+        let checkpoint_every = limits.checkpoint_every.map_or(u64::MAX, |n| n.max(1));
+        let budget_end = limits
+            .max_nodes
+            .map_or(u64::MAX, |n| nodes.saturating_add(n));
+        let next_checkpoint = nodes.saturating_add(checkpoint_every);
+        let next_poll = if polling {
+            (nodes | poll_mask) + 1
+        } else {
+            u64::MAX
+        };
+        Pace {
+            budget_end,
+            checkpoint_every,
+            next_checkpoint,
+            poll_mask,
+            next_poll,
+            next_event: budget_end.min(next_checkpoint).min(next_poll),
+        }
+    }
+}
+
+/// Algorithm C over one problem: the dancing-links memory and the stack.
+///
+/// Between runs the memory is always back in its initial state, so one
+/// solver can run many prefixes one after another.
+#[derive(Debug, Clone)]
+pub struct AlgorithmC {
+    links: Links,
+    /// `N1`: primary items are Knuth's items `1..=n1`.
+    n1: u32,
+    options: u32,
+    /// `x_0, x_1, ...`: the node chosen at each level.
+    x: Vec<u32>,
+}
+
+impl AlgorithmC {
+    /// Step C1: lays `xcc` out in memory.
+    pub fn new(xcc: &Xcc) -> Self {
+        let n1 = xcc.primary_items() as u32;
+        AlgorithmC {
+            links: Links::new(xcc),
+            n1,
+            options: xcc.options(),
+            // Every level covers at least one primary item.
+            x: vec![0; n1 as usize + 1],
+        }
+    }
+
+    /// Counts (and reports to `listener`) the solutions below `from`.
+    ///
+    /// A fresh run is `Position { forced: prefix, ..Default::default() }`.
+    /// A prefix whose options conflict has no solutions: the run finishes at
+    /// once with none. A position whose path does not fit the problem is an
+    /// error.
+    pub fn run<L: Listener>(
+        &mut self,
+        from: &Position,
+        limits: &Limits,
+        control: Option<&Control>,
+        listener: &mut L,
+    ) -> Result<Report> {
+        self.search(from, limits, control, usize::MAX, listener)
+    }
+
+    /// Reports to [`Listener::leaf`] every node `depth` levels below the
+    /// forced options (and every solution above that depth), each as the
+    /// full list of options leading to it. Their subtrees partition the
+    /// search: their counts add up to the whole count.
+    pub fn enumerate<L: Listener>(
+        &mut self,
+        forced: &[u32],
+        depth: usize,
+        listener: &mut L,
+    ) -> Result<Report> {
+        let from = Position {
+            forced: forced.to_vec(),
+            ..Position::default()
+        };
+        self.search(
+            &from,
+            &Limits::default(),
+            None,
+            forced.len().saturating_add(depth),
+            listener,
+        )
+    }
+
+    fn search<L: Listener>(
+        &mut self,
+        from: &Position,
+        limits: &Limits,
+        control: Option<&Control>,
+        leaf_level: usize,
+        listener: &mut L,
+    ) -> Result<Report> {
+        let mut report = Report {
+            solutions: from.solutions,
+            nodes: from.nodes,
+            updates: 0,
+            end: RunEnd::Finished,
+            position: None,
+            first: None,
+        };
+        let mut l = 0usize;
+        for (k, &o) in from.forced.iter().enumerate() {
+            match self.force(l, o)? {
+                ForceOutcome::Entered => l += 1,
+                ForceOutcome::Blocked => {
+                    if !from.path.is_empty() {
+                        self.unwind(l);
+                        return Err(Error::Invalid(format!(
+                            "checkpoint: forced option {k} ({o}) conflicts with the ones before it"
+                        )));
+                    }
+                    self.unwind(l);
+                    return Ok(report);
+                }
+            }
+        }
+        let mut floor = l;
+        for (k, &o) in from.path.iter().enumerate() {
+            if let Err(e) = self.replay(l, o) {
+                self.unwind(l);
+                return Err(Error::Invalid(format!("checkpoint: path level {k}: {e}")));
+            }
+            l += 1;
+        }
+        self.links.updates = 0;
+
+        let mut pace = Pace::new(limits, control.is_some(), report.nodes);
+        let max_solutions = limits.max_solutions.unwrap_or(u64::MAX);
+        let enumerating = leaf_level != usize::MAX;
+        let mut i = 0u32;
+        let mut step = Step::Enter;
+        loop {
+            match step {
+                Step::Enter => {
+                    // C2. [Enter level l.]
+                    if report.nodes >= pace.next_event {
+                        let end = self
+                            .between_nodes(&mut pace, &mut floor, l, &report, control, listener);
+                        if let Some(end) = end {
+                            report.position = Some(self.position(floor, l, &report));
+                            report.end = end;
+                            break;
+                        }
+                    }
+                    report.nodes += 1;
+                    if self.links.rlink(0) == 0 {
+                        // All primary items are covered: visit x_0 .. x_{l-1}.
+                        report.solutions += 1;
+                        if L::WANTS_SOLUTIONS || enumerating || report.first.is_none() {
+                            let options = self.options_of(0, l);
+                            if L::WANTS_SOLUTIONS {
+                                listener.solution(&options);
+                            }
+                            if enumerating {
+                                listener.leaf(&options);
+                            }
+                            report.first.get_or_insert(options);
+                        }
+                        if report.solutions >= max_solutions {
+                            // Resuming re-enters this very node, so the
+                            // position counts neither it nor its solution.
+                            let mut position = self.position(floor, l, &report);
+                            position.solutions -= 1;
+                            position.nodes -= 1;
+                            report.position = Some(position);
+                            report.end = RunEnd::FoundFirst;
+                            break;
+                        }
+                        step = Step::Leave;
+                        continue;
+                    }
+                    if l == leaf_level {
+                        listener.leaf(&self.options_of(0, l));
+                        step = Step::Leave;
+                        continue;
+                    }
+                    // C3. [Choose i.]
+                    i = self.choose_item();
+                    // C4. [Cover i.]
+                    self.links.cover_(i);
+                    self.set_x(l, self.links.dlink(i));
+                    step = Step::Try;
+                }
+                Step::Try => {
+                    // C5. [Try x_l.]
+                    let x_l = self.x_at(l);
+                    if x_l == i {
+                        // C7. [Backtrack.]
+                        self.links.uncover_(i);
+                        step = Step::Leave;
+                        continue;
+                    }
+                    self.links.commit_others(x_l);
+                    l += 1;
+                    step = Step::Enter;
+                }
+                Step::TryAgain => {
+                    // C6. [Try again.]
+                    let x_l = self.x_at(l);
+                    self.links.uncommit_others(x_l);
+                    i = self.links.top(x_l) as u32;
+                    self.set_x(l, self.links.dlink(x_l));
+                    step = Step::Try;
+                }
+                Step::Leave => {
+                    // C8. [Leave level l.] Terminate at the floor.
+                    if l == floor {
+                        break;
+                    }
+                    l -= 1;
+                    step = Step::TryAgain;
+                }
+            }
+        }
+        report.updates = self.links.updates;
+        self.unwind(l);
+        Ok(report)
+    }
+
+    /// The bookkeeping step C2 does every few thousand nodes: the node
+    /// budget, periodic checkpoints, stop and split requests. Returns how
+    /// the run ends, if it must end here.
+    fn between_nodes<L: Listener>(
+        &mut self,
+        pace: &mut Pace,
+        floor: &mut usize,
+        l: usize,
+        report: &Report,
+        control: Option<&Control>,
+        listener: &mut L,
+    ) -> Option<RunEnd> {
+        let nodes = report.nodes;
+        if nodes >= pace.budget_end {
+            return Some(RunEnd::BudgetSpent);
+        }
+        if nodes >= pace.next_checkpoint {
+            listener.checkpoint(&self.position(*floor, l, report));
+            pace.next_checkpoint = nodes.saturating_add(pace.checkpoint_every);
+        }
+        if let Some(control) = control {
+            if nodes >= pace.next_poll {
+                if control.is_stopped() {
+                    return Some(RunEnd::Stopped);
+                }
+                if L::ACCEPTS_DONATIONS && control.split_wanted() {
+                    *floor = self.split(*floor, l, listener);
+                }
+                pace.next_poll = (nodes | pace.poll_mask) + 1;
+            }
+        }
+        pace.next_event = pace
+            .budget_end
+            .min(pace.next_checkpoint)
+            .min(pace.next_poll);
+        None
+    }
+
+    /// Step C3 with Knuth's MRV rule: the first active item of minimum LEN.
+    #[inline(always)]
+    fn choose_item(&self) -> u32 {
+        let mut t = i32::MAX;
+        let mut best = 0;
+        let mut k = self.links.rlink(0);
+        while k != 0 {
+            let len = self.links.len(k);
+            if len < t {
+                t = len;
+                best = k;
+                if t == 0 {
+                    break;
+                }
+            }
+            k = self.links.rlink(k);
+        }
+        best
+    }
+
+    #[inline(always)]
+    fn x_at(&self, l: usize) -> u32 {
+        debug_assert!(l < self.x.len());
+        // SAFETY: `l` never exceeds N1 (each level covers a primary item,
+        // so at most N1 levels are entered before RLINK(0) = 0) and `x` has
+        // N1 + 1 entries.
+        unsafe { *self.x.get_unchecked(l) }
+    }
+
+    #[inline(always)]
+    fn set_x(&mut self, l: usize, node: u32) {
+        debug_assert!(l < self.x.len());
+        // SAFETY: as in `x_at`.
+        unsafe { *self.x.get_unchecked_mut(l) = node }
+    }
+
+    /// Enters level `l` with option `o` as its only choice.
+    fn force(&mut self, l: usize, o: u32) -> Result<ForceOutcome> {
+        if o >= self.options {
+            return Err(Error::Invalid(format!(
+                "forced option {o} does not exist (the problem has {} options)",
+                self.options
+            )));
+        }
+        let p = self
+            .links
+            .first_primary_node(o, self.n1)
+            .expect("every option has a primary item");
+        let i = self.links.top(p) as u32;
+        if !self.links.is_active(i) {
+            return Ok(ForceOutcome::Blocked);
+        }
+        self.links.cover_(i);
+        if !self.in_list(i, p) {
+            self.links.uncover_(i);
+            return Ok(ForceOutcome::Blocked);
+        }
+        self.x[l] = p;
+        self.links.commit_others(p);
+        Ok(ForceOutcome::Entered)
+    }
+
+    /// Re-enters level `l` of a checkpoint: steps C3–C5 with option `o`.
+    fn replay(&mut self, l: usize, o: u32) -> std::result::Result<(), String> {
+        if self.links.rlink(0) == 0 {
+            return Err("the path continues below a solution".into());
+        }
+        let i = self.choose_item();
+        self.links.cover_(i);
+        let mut p = self.links.dlink(i);
+        while p != i && self.links.option_of(p) != o {
+            p = self.links.dlink(p);
+        }
+        if p == i {
+            self.links.uncover_(i);
+            return Err(format!(
+                "option {o} is not a remaining choice for the item this level branches on"
+            ));
+        }
+        self.x[l] = p;
+        self.links.commit_others(p);
+        Ok(())
+    }
+
+    fn in_list(&self, i: u32, p: u32) -> bool {
+        let mut q = self.links.dlink(i);
+        while q != i {
+            if q == p {
+                return true;
+            }
+            q = self.links.dlink(q);
+        }
+        false
+    }
+
+    /// Gives away the untried siblings at the shallowest level (at or above
+    /// the floor) that has any, and returns the raised floor.
+    fn split<L: Listener>(&mut self, floor: usize, l: usize, listener: &mut L) -> usize {
+        for k in floor..l {
+            let x_k = self.x[k];
+            let i_k = self.links.top(x_k) as u32;
+            let mut s = self.links.dlink(x_k);
+            if s == i_k {
+                continue;
+            }
+            let above = self.options_of(0, k);
+            let mut prefixes = Vec::new();
+            while s != i_k {
+                let mut prefix = above.clone();
+                prefix.push(self.links.option_of(s));
+                prefixes.push(prefix);
+                s = self.links.dlink(s);
+            }
+            listener.donate(prefixes);
+            return k + 1;
+        }
+        floor
+    }
+
+    /// The options of levels `from..to`.
+    fn options_of(&self, from: usize, to: usize) -> Vec<u32> {
+        self.x[from..to]
+            .iter()
+            .map(|&q| self.links.option_of(q))
+            .collect()
+    }
+
+    fn position(&self, floor: usize, l: usize, report: &Report) -> Position {
+        Position {
+            forced: self.options_of(0, floor),
+            path: self.options_of(floor, l),
+            solutions: report.solutions,
+            nodes: report.nodes,
+        }
+    }
+
+    /// Undoes levels `l-1 .. 0` (steps C6 and C7 without moving on), so the
+    /// memory is back in its initial state.
+    fn unwind(&mut self, l: usize) {
+        for k in (0..l).rev() {
+            let x_k = self.x[k];
+            self.links.uncommit_others(x_k);
+            self.links.uncover_(self.links.top(x_k) as u32);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::problem::Entry;
+    use super::super::run::Quiet;
+    use super::*;
+
+    fn knuth_seven() -> Xcc {
+        let names = "A B C D E F G".split(' ').map(String::from).collect();
+        let mut x = Xcc::new(names, vec![]).unwrap();
+        for opt in ["C E F", "A D G", "B C F", "A D", "B G", "D E G"] {
+            let entries: Vec<Entry> = opt
+                .split(' ')
+                .map(|n| Entry {
+                    item: (n.as_bytes()[0] - b'A') as u32,
+                    colour: 0,
+                })
+                .collect();
+            x.add_option(&entries).unwrap();
+        }
+        x
+    }
+
+    #[test]
+    fn a_run_leaves_memory_as_it_found_it() {
+        let mut solver = AlgorithmC::new(&knuth_seven());
+        let before = solver.links.snapshot();
+        let r = solver
+            .run(&Position::default(), &Limits::none(), None, &mut Quiet)
+            .unwrap();
+        assert_eq!(r.solutions, 1);
+        assert_eq!(solver.links.snapshot(), before);
+        let r = solver
+            .run(&Position::default(), &Limits::nodes(2), None, &mut Quiet)
+            .unwrap();
+        assert_eq!(r.end, RunEnd::BudgetSpent);
+        assert_eq!(solver.links.snapshot(), before);
+    }
+
+    #[test]
+    fn conflicting_forced_options_have_no_solutions() {
+        let mut solver = AlgorithmC::new(&knuth_seven());
+        // R2 {A,D,G} and R4 {A,D} share A.
+        let from = Position {
+            forced: vec![1, 3],
+            ..Position::default()
+        };
+        let r = solver
+            .run(&from, &Limits::none(), None, &mut Quiet)
+            .unwrap();
+        assert_eq!((r.solutions, r.end), (0, RunEnd::Finished));
+        let bad = Position {
+            forced: vec![9],
+            ..Position::default()
+        };
+        assert!(solver.run(&bad, &Limits::none(), None, &mut Quiet).is_err());
+    }
+}

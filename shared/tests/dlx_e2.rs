@@ -1,0 +1,317 @@
+//! The E2 encoding: published counts of Brendan Owen's puzzles, identity
+//! with the project's `.dlx` files, boards re-scored by the canonical
+//! scorer, hints, and pieces that repeat up to rotation against brute force.
+
+mod dlx_support;
+
+use std::collections::HashSet;
+
+use e2_shared::dlx::{count_puzzle, count_text, first_solution, is_unique, E2Cover, Hooks, Limits};
+use e2_shared::model::{rotate, Board, Edges, Hint, Puzzle};
+use e2_shared::rng::Rng;
+use e2_shared::score::{max_score, score};
+use e2_shared::search::RunEnd;
+
+/// Every board of `puzzle` the engine reports, with the count it reports.
+fn boards(puzzle: &Puzzle) -> (u64, Vec<Board>) {
+    let mut found = Vec::new();
+    let mut on_board = |b: Board| found.push(b);
+    let hooks = Hooks {
+        on_board: Some(&mut on_board),
+        ..Hooks::default()
+    };
+    let report = count_puzzle(puzzle, &Vec::new(), &Limits::none(), hooks).unwrap();
+    assert_eq!(report.end, RunEnd::Finished);
+    (report.solutions, found)
+}
+
+/// Each board is perfect by the canonical scorer, honours every hint (by
+/// edges and by piece), uses every piece once, and no board repeats.
+fn assert_all_perfect_and_distinct(puzzle: &Puzzle, boards: &[Board]) {
+    let max = max_score(puzzle.width, puzzle.height);
+    let mut seen = HashSet::new();
+    for board in boards {
+        assert!(board.is_full());
+        assert_eq!(score(board), max, "a reported board is not perfect");
+        let (_, broken) = board.check_hints(puzzle);
+        assert!(broken.is_empty(), "hints {broken:?} broken");
+        let placements = board.placements.as_ref().unwrap();
+        for hint in &puzzle.hints {
+            assert_eq!(placements[hint.pos].unwrap().piece, hint.piece);
+        }
+        let mut used: Vec<usize> = placements.iter().map(|p| p.unwrap().piece).collect();
+        used.sort_unstable();
+        assert_eq!(used, (0..puzzle.pieces.len()).collect::<Vec<_>>());
+        assert!(seen.insert(board.cells.clone()), "a board is counted twice");
+    }
+}
+
+/// Published exhaustive counts (shared/data/README.md).
+#[test]
+fn brendan_small_puzzles_have_their_published_counts() {
+    for (file, published) in [
+        ("brendan/s1_04x04.json", 36),
+        ("brendan/s1_05x05.json", 16),
+        ("brendan/s2_04x04.json", 48),
+        ("brendan/s2_05x05.json", 4),
+    ] {
+        let Some(puzzle) = dlx_support::data_puzzle(file) else {
+            return;
+        };
+        let (count, found) = boards(&puzzle);
+        assert_eq!(count, published, "{file}");
+        assert_eq!(found.len() as u64, published, "{file}");
+        assert_all_perfect_and_distinct(&puzzle, &found);
+    }
+}
+
+/// The encoding is, option for option, the project's `.dlx` files.
+#[test]
+fn encoding_matches_the_dlx_data_files() {
+    for name in ["s1_06x06", "s2_06x06"] {
+        let (Some(puzzle), Some(text)) = (
+            dlx_support::data_puzzle(&format!("brendan/{name}.json")),
+            dlx_support::data_file(&format!("dlx/{name}.dlx")),
+        ) else {
+            return;
+        };
+        let cover = E2Cover::new(&puzzle).unwrap();
+        let expected: String = text
+            .lines()
+            .filter(|l| !l.starts_with('|'))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_eq!(cover.xcc().to_text(None), expected, "{name}");
+    }
+}
+
+/// Slow: the two counts take about 110 s together even in release (s1 is
+/// 92.5M nodes, s2 33.6M). Run with
+/// `cargo test --release -p e2-shared --test dlx_e2 -- --ignored`.
+#[test]
+#[ignore]
+fn brendan_6x6_puzzles_have_their_published_counts() {
+    for (file, published) in [
+        ("brendan/s1_06x06.json", 260),
+        ("brendan/s2_06x06.json", 160),
+    ] {
+        let Some(puzzle) = dlx_support::data_puzzle(file) else {
+            return;
+        };
+        let (count, found) = boards(&puzzle);
+        assert_eq!(count, published, "{file}");
+        assert_all_perfect_and_distinct(&puzzle, &found);
+    }
+}
+
+/// Slow as above: `cargo test --release -p e2-shared --test dlx_e2 -- --ignored`.
+#[test]
+#[ignore]
+fn brendan_6x6_dlx_files_have_their_published_counts() {
+    for (file, published) in [("dlx/s1_06x06.dlx", 260), ("dlx/s2_06x06.dlx", 160)] {
+        let Some(text) = dlx_support::data_file(file) else {
+            return;
+        };
+        let counted = count_text(&text, false, &Limits::none(), None).unwrap();
+        assert_eq!(counted.solutions, published, "{file}");
+    }
+}
+
+/// Hints filter the boards: the hinted count is the number of unhinted
+/// boards that agree with the hints, and each reported board honours them.
+#[test]
+fn hints_keep_exactly_the_agreeing_boards() {
+    let Some(puzzle) = dlx_support::data_puzzle("brendan/s1_05x05.json") else {
+        return;
+    };
+    let (_, all) = boards(&puzzle);
+    let mut rng = Rng::new(55);
+    for _ in 0..4 {
+        let source = &all[rng.below(all.len() as u64) as usize];
+        let placements = source.placements.clone().unwrap();
+        let mut hinted = puzzle.clone();
+        for _ in 0..1 + rng.below(2) {
+            let pos = rng.below(puzzle.cells() as u64) as usize;
+            if hinted.hints.iter().any(|h| h.pos == pos) {
+                continue;
+            }
+            let p = placements[pos].unwrap();
+            hinted.hints.push(Hint {
+                pos,
+                piece: p.piece,
+                rot: p.rot,
+            });
+        }
+        let agreeing = all
+            .iter()
+            .filter(|b| b.check_hints(&hinted).1.is_empty())
+            .count() as u64;
+        let (count, found) = boards(&hinted);
+        assert_eq!(count, agreeing);
+        assert!(count >= 1, "the source board agrees with its own hints");
+        assert_all_perfect_and_distinct(&hinted, &found);
+    }
+}
+
+#[test]
+fn first_solution_and_uniqueness() {
+    let Some(puzzle) = dlx_support::data_puzzle("brendan/s2_05x05.json") else {
+        return;
+    };
+    let first = first_solution(&puzzle).unwrap().unwrap();
+    assert_eq!(score(&first), max_score(5, 5));
+    assert!(!is_unique(&puzzle).unwrap(), "s2 5x5 has 4 boards");
+    // Pinning a whole board but one cell leaves exactly that board.
+    let mut pinned = puzzle.clone();
+    let placements = first.placements.clone().unwrap();
+    for (pos, p) in placements.iter().enumerate().skip(1) {
+        let p = p.unwrap();
+        pinned.hints.push(Hint {
+            pos,
+            piece: p.piece,
+            rot: p.rot,
+        });
+    }
+    assert!(is_unique(&pinned).unwrap());
+    assert_eq!(first_solution(&pinned).unwrap().unwrap().cells, first.cells);
+}
+
+/// A solved `w`×`h` board with few colours (so pieces repeat), cut into a
+/// shuffled, randomly turned piece set.
+fn small_puzzle(rng: &mut Rng, w: usize, h: usize, colours: u8) -> Puzzle {
+    let mut colour = || 1 + rng.below(colours as u64) as u8;
+    let horizontal: Vec<u8> = (0..h * (w - 1)).map(|_| colour()).collect();
+    let vertical: Vec<u8> = (0..(h - 1) * w).map(|_| colour()).collect();
+    let mut pieces: Vec<Edges> = Vec::new();
+    for y in 0..h {
+        for x in 0..w {
+            pieces.push([
+                if y > 0 { vertical[(y - 1) * w + x] } else { 0 },
+                if x + 1 < w {
+                    horizontal[y * (w - 1) + x]
+                } else {
+                    0
+                },
+                if y + 1 < h { vertical[y * w + x] } else { 0 },
+                if x > 0 {
+                    horizontal[y * (w - 1) + x - 1]
+                } else {
+                    0
+                },
+            ]);
+        }
+    }
+    rng.shuffle(&mut pieces);
+    for p in pieces.iter_mut() {
+        *p = rotate(*p, rng.below(4) as u8);
+    }
+    Puzzle {
+        name: format!("small_{w}x{h}"),
+        width: w,
+        height: h,
+        num_colors: colours,
+        pieces,
+        hints: vec![],
+    }
+}
+
+/// Every distinct perfect board, by trying every piece at every rotation
+/// on every cell in reading order, and keeping the set of edge grids.
+fn brute_force_boards(puzzle: &Puzzle) -> HashSet<Vec<Edges>> {
+    fn fill(
+        puzzle: &Puzzle,
+        pos: usize,
+        used: &mut [bool],
+        grid: &mut Vec<Edges>,
+        out: &mut HashSet<Vec<Edges>>,
+    ) {
+        let (w, h) = (puzzle.width, puzzle.height);
+        if pos == w * h {
+            out.insert(grid.clone());
+            return;
+        }
+        let (y, x) = (pos / w, pos % w);
+        for piece in 0..puzzle.pieces.len() {
+            if used[piece] {
+                continue;
+            }
+            for rot in 0..4 {
+                let e = rotate(puzzle.pieces[piece], rot);
+                let frame_ok = (e[0] == 0) == (y == 0)
+                    && (e[1] == 0) == (x + 1 == w)
+                    && (e[2] == 0) == (y + 1 == h)
+                    && (e[3] == 0) == (x == 0);
+                let up_ok = y == 0 || grid[pos - w][2] == e[0];
+                let left_ok = x == 0 || grid[pos - 1][1] == e[3];
+                let hint_ok = puzzle
+                    .hints
+                    .iter()
+                    .all(|hint| hint.pos != pos || puzzle.hint_edges(hint) == e);
+                if frame_ok && up_ok && left_ok && hint_ok {
+                    used[piece] = true;
+                    grid.push(e);
+                    fill(puzzle, pos + 1, used, grid, out);
+                    grid.pop();
+                    used[piece] = false;
+                }
+            }
+        }
+    }
+    let mut out = HashSet::new();
+    let mut used = vec![false; puzzle.pieces.len()];
+    fill(puzzle, 0, &mut used, &mut Vec::new(), &mut out);
+    out
+}
+
+/// Pieces repeating up to rotation: the count is of distinct boards, with
+/// and without a hint pinning one copy.
+#[test]
+fn repeated_pieces_count_distinct_boards() {
+    let mut rng = Rng::new(2024);
+    let mut repeated_cases = 0;
+    for case in 0..40 {
+        let (w, h) = [(2, 2), (2, 3), (3, 3), (3, 2), (4, 2)][case % 5];
+        let colours = 1 + (case % 3) as u8;
+        let mut puzzle = small_puzzle(&mut rng, w, h, colours);
+        if puzzle.validate().is_err() {
+            repeated_cases += 1;
+        }
+        if case % 2 == 1 {
+            // Pin the cell where the generating board had some piece, by
+            // taking it from a brute-force solution.
+            let any = brute_force_boards(&puzzle).into_iter().next().unwrap();
+            let pos = rng.below(puzzle.cells() as u64) as usize;
+            let (piece, rot) = (0..puzzle.pieces.len())
+                .flat_map(|p| (0..4u8).map(move |r| (p, r)))
+                .find(|&(p, r)| rotate(puzzle.pieces[p], r) == any[pos])
+                .unwrap();
+            puzzle.hints.push(Hint { pos, piece, rot });
+        }
+        let expected = brute_force_boards(&puzzle);
+        let (count, found) = boards(&puzzle);
+        assert_eq!(count, expected.len() as u64, "case {case}: {puzzle:?}");
+        assert_all_perfect_and_distinct(&puzzle, &found);
+        let found_grids: HashSet<Vec<Edges>> = found
+            .iter()
+            .map(|b| b.cells.iter().map(|c| c.unwrap()).collect())
+            .collect();
+        assert_eq!(found_grids, expected, "case {case}");
+    }
+    assert!(
+        repeated_cases >= 30,
+        "only {repeated_cases} sets had repeats"
+    );
+}
+
+/// The official clue puzzles repeat pieces; their first board is perfect.
+#[test]
+fn clue_puzzles_first_boards_are_perfect() {
+    for file in ["clue_puzzles/clue1.json", "clue_puzzles/clue3.json"] {
+        let Some(puzzle) = dlx_support::data_puzzle(file) else {
+            return;
+        };
+        assert!(puzzle.validate().is_err(), "{file} repeats pieces");
+        let first = first_solution(&puzzle).unwrap().expect(file);
+        assert_eq!(score(&first), max_score(puzzle.width, puzzle.height));
+    }
+}

@@ -28,7 +28,7 @@ pub enum ClusterCommand {
     Submit(SubmitArgs),
     /// Print a job's status as JSON (every job without JOB).
     Status(StatusArgs),
-    /// Print a best job's best boards as BoardDoc JSON, one per line.
+    /// Print a best job's best boards as BoardDoc JSON documents, best first.
     Best(BestArgs),
     /// Show a live progress line until the job is over.
     Watch(JobArgs),

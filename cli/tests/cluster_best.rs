@@ -16,10 +16,9 @@ fn checked_best(cluster: &Cluster, job: u64, puzzle: &e2_shared::Puzzle) -> Opti
     if !out.status.success() {
         return None;
     }
-    let docs: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
+    let docs: Vec<Value> = serde_json::Deserializer::from_slice(&out.stdout)
+        .into_iter::<Value>()
+        .map(|d| d.unwrap())
         .collect();
     assert!(!docs.is_empty() && docs.len() <= 3);
     let mut previous = u64::MAX;

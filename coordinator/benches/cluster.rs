@@ -17,7 +17,7 @@ fn main() -> anyhow::Result<()> {
             return Ok(());
         }
     };
-    let puzzle = e2_coordinator::interim_formats::read_puzzle_json(&text)?;
+    let puzzle = e2_coordinator::puzzle_input::read(&text)?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let report = runtime.block_on(cluster(&puzzle, &BenchOptions::default()))?;
     print!("{report}");

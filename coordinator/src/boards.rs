@@ -6,7 +6,7 @@
 
 use e2_shared::{Board, Puzzle};
 
-use crate::interim_formats;
+use e2_shared::formats::{self, Pin};
 
 /// A board that passed every check.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,11 +36,12 @@ pub fn check_board(puzzle: &Puzzle, codes: &[i32]) -> Result<CheckedBoard, Strin
         ));
     }
     let score = e2_shared::score::score(&board);
-    let doc = interim_formats::board_doc(puzzle, &board);
+    let pins: Vec<Pin> = puzzle.hints.iter().map(|h| Pin { pos: h.pos, rot: h.rot }).collect();
+    let doc = formats::boarddoc::write(&puzzle.name, &board, &pins).map_err(|e| e.to_string())?;
     Ok(CheckedBoard {
         score,
-        hash: interim_formats::board_hash(codes),
-        doc: doc.to_string(),
+        hash: formats::board_hash(codes),
+        doc,
     })
 }
 

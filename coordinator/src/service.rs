@@ -23,7 +23,7 @@ use tokio_stream::Stream;
 use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status};
 
-use crate::interim_formats;
+use crate::puzzle_input;
 use crate::ledger::{Clock, JobPlan, Ledger};
 use crate::plan;
 use crate::records::{JobId, Mode};
@@ -126,7 +126,7 @@ pub struct Clients(pub Arc<Shared>);
 
 /// Validates and plans a submission, then creates the job.
 pub async fn submit(shared: &Shared, req: pb::SubmitRequest) -> Result<JobId, Status> {
-    let puzzle = interim_formats::read_puzzle_json(&req.puzzle_json).map_err(|e| Status::invalid_argument(e.to_string()))?;
+    let puzzle = puzzle_input::read(&req.puzzle_json).map_err(|e| Status::invalid_argument(e.to_string()))?;
     let mode = match pb::Mode::try_from(req.mode) {
         Ok(pb::Mode::Count) => Mode::Count,
         Ok(pb::Mode::Best) => Mode::Best,

@@ -15,12 +15,14 @@
 //! checkpoint's solutions and nodes plus its own, so a task's final count is
 //! whatever its last run says.
 //!
-//! TEMPORARY: the real engines (`e2_shared::backtrack`, `e2_shared::dlx`) are
-//! being written on other branches. Until they are merged, both engine names
-//! run [`reference`], a plain, slow, obviously correct search that honours
-//! the same contract (checkpoints, splits, budgets). Replace the bodies of
-//! these functions with calls to the real engines once they land.
+//! `dlx` runs `e2_shared::dlx` (Algorithm C). TEMPORARY: the backtracker
+//! (`e2_shared::backtrack`) is being written on another branch; until it is
+//! merged, `backtrack` runs [`reference`], a plain, slow, obviously correct
+//! search that honours the same contract (checkpoints, splits, budgets), and
+//! best-score searches run its randomised greedy fill. Replace those arms
+//! with calls to the backtracker once it lands.
 
+use e2_shared::dlx::{self, Hooks, Limits};
 use e2_shared::search::{Checkpoint, Control, Prefix, RunEnd};
 use e2_shared::{Board, Error, Puzzle};
 
@@ -50,8 +52,10 @@ pub struct BestRun {
 /// perfect board, in the engine's search order. A depth beyond the free
 /// cells is clamped.
 pub fn prefixes(puzzle: &Puzzle, engine: Engine, depth: usize) -> Result<Vec<Prefix>, Error> {
-    let _ = engine;
-    reference::prefixes(puzzle, depth)
+    match engine {
+        Engine::Dlx => dlx::prefixes(puzzle, depth),
+        Engine::Backtrack | Engine::Unspecified => reference::prefixes(puzzle, depth),
+    }
 }
 
 /// Counts the perfect boards under `prefix` (or from `resume`, whose prefix
@@ -76,6 +80,26 @@ pub fn count(
                 cp.engine
             )));
         }
+    }
+    if engine == Engine::Dlx {
+        let limits = Limits {
+            max_nodes: (budget != u64::MAX).then_some(budget),
+            ..Limits::default()
+        };
+        let hooks = Hooks {
+            control: Some(control),
+            ..Hooks::default()
+        };
+        let report = match resume {
+            Some(cp) => dlx::resume(puzzle, cp, &limits, hooks)?,
+            None => dlx::count_puzzle(puzzle, prefix, &limits, hooks)?,
+        };
+        return Ok(CountRun {
+            solutions: report.solutions,
+            nodes: report.nodes,
+            end: report.end,
+            checkpoint: report.checkpoint,
+        });
     }
     let mut search = match resume {
         Some(cp) => reference::Count::resume(puzzle, name, cp)?,

@@ -23,7 +23,7 @@ pub fn data(rel: &str) -> Option<PathBuf> {
 }
 
 pub fn read_puzzle(path: &Path) -> e2_shared::Puzzle {
-    e2_coordinator::interim_formats::read_puzzle_json(&std::fs::read_to_string(path).unwrap()).unwrap()
+    e2_coordinator::puzzle_input::read(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 /// The single-process engine count, for comparison.

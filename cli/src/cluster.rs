@@ -180,7 +180,10 @@ pub struct JobArgs {
 }
 
 pub fn run(command: ClusterCommand) -> Result<()> {
-    let server_side = matches!(command, ClusterCommand::Coordinator(_) | ClusterCommand::Worker(_));
+    let server_side = matches!(
+        command,
+        ClusterCommand::Coordinator(_) | ClusterCommand::Worker(_)
+    );
     init_logging(if server_side { "info" } else { "warn" });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -263,12 +266,15 @@ async fn worker(a: WorkerArgs) -> Result<()> {
 }
 
 async fn submit(a: SubmitArgs) -> Result<()> {
-    let text = std::fs::read_to_string(&a.puzzle).with_context(|| format!("cannot read {}", a.puzzle.display()))?;
+    let text = std::fs::read_to_string(&a.puzzle)
+        .with_context(|| format!("cannot read {}", a.puzzle.display()))?;
     let mut options = match a.mode {
         ModeArg::Count => SubmitOptions::count(a.engine.into()),
         ModeArg::Best => SubmitOptions::best(a.engine.into()),
     };
-    if matches!(a.mode, ModeArg::Count) && (a.time.is_some() || a.target_score.is_some() || a.top.is_some()) {
+    if matches!(a.mode, ModeArg::Count)
+        && (a.time.is_some() || a.target_score.is_some() || a.top.is_some())
+    {
         bail!("--time, --target-score and --top apply to --mode best only");
     }
     options.time_limit = a.time.map(Duration::from_secs);
@@ -290,14 +296,21 @@ async fn status(a: StatusArgs) -> Result<()> {
     let value = match (a.job, a.ledger) {
         (Some(job), true) => client::ledger_json(&c.ledger(job).await?),
         (Some(job), false) => client::status_json(&c.status(job).await?),
-        (None, _) => serde_json::Value::Array(c.list().await?.iter().map(client::status_json).collect()),
+        (None, _) => {
+            serde_json::Value::Array(c.list().await?.iter().map(client::status_json).collect())
+        }
     };
     println!("{}", serde_json::to_string_pretty(&value)?);
     Ok(())
 }
 
 async fn best(a: BestArgs) -> Result<()> {
-    let docs = a.connection.client().await?.best(a.job, a.top.max(1)).await?;
+    let docs = a
+        .connection
+        .client()
+        .await?
+        .best(a.job, a.top.max(1))
+        .await?;
     if docs.is_empty() {
         bail!("job {} has no board yet", a.job);
     }
@@ -326,13 +339,18 @@ async fn watch(a: JobArgs) -> Result<()> {
         println!();
     }
     match last {
-        Some(s) if client::state_name(&s) == "failed" => bail!("job {} failed: {}", s.job_id, s.error),
+        Some(s) if client::state_name(&s) == "failed" => {
+            bail!("job {} failed: {}", s.job_id, s.error)
+        }
         _ => Ok(()),
     }
 }
 
 async fn cancel(a: JobArgs) -> Result<()> {
     let status = a.connection.client().await?.cancel(a.job).await?;
-    println!("{}", serde_json::to_string_pretty(&client::status_json(&status))?);
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&client::status_json(&status))?
+    );
     Ok(())
 }

@@ -23,10 +23,19 @@ fn checked_best(cluster: &Cluster, job: u64, puzzle: &e2_shared::Puzzle) -> Opti
     assert!(!docs.is_empty() && docs.len() <= 3);
     let mut previous = u64::MAX;
     for doc in &docs {
-        let codes: Vec<i32> = doc["board"].as_array().unwrap().iter().map(|c| c.as_i64().unwrap() as i32).collect();
+        let codes: Vec<i32> = doc["board"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_i64().unwrap() as i32)
+            .collect();
         let board = Board::from_codes(puzzle, &codes).unwrap();
         let score = e2_shared::score::score(&board) as u64;
-        assert_eq!(doc["score"].as_u64(), Some(score), "a BoardDoc re-scores to its stated score");
+        assert_eq!(
+            doc["score"].as_u64(),
+            Some(score),
+            "a BoardDoc re-scores to its stated score"
+        );
         let (_, broken) = board.check_hints(puzzle);
         assert!(broken.is_empty(), "hints {broken:?} not honoured");
         assert!(score <= previous, "boards come best first");
@@ -37,7 +46,9 @@ fn checked_best(cluster: &Cluster, job: u64, puzzle: &e2_shared::Puzzle) -> Opti
 
 #[test]
 fn best_boards_rescore_honour_hints_and_never_get_worse() {
-    let Some(source) = data("brendan/s1_05x05.json") else { return };
+    let Some(source) = data("brendan/s1_05x05.json") else {
+        return;
+    };
     let mut cluster = Cluster::new();
     // A hint (piece 20 turned once on cell 6) that every board must honour.
     let mut json: Value = serde_json::from_str(&std::fs::read_to_string(&source).unwrap()).unwrap();
@@ -54,11 +65,17 @@ fn best_boards_rescore_honour_hints_and_never_get_worse() {
     let mut queries = 0;
     while start.elapsed() < Duration::from_secs(3) || queries < 3 {
         if let Some(b) = checked_best(&cluster, job, &puzzle) {
-            assert!(b >= best_so_far, "best score went from {best_so_far} to {b}");
+            assert!(
+                b >= best_so_far,
+                "best score went from {best_so_far} to {b}"
+            );
             best_so_far = b;
             queries += 1;
         }
-        assert!(start.elapsed() < Duration::from_secs(30), "no board within 30 s");
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "no board within 30 s"
+        );
         std::thread::sleep(Duration::from_millis(200));
     }
     let status = cluster.status(job);
@@ -67,7 +84,10 @@ fn best_boards_rescore_honour_hints_and_never_get_worse() {
     cluster.coordinator.as_mut().unwrap().sigkill();
     cluster.start_coordinator(&["--best-budget", "3000"]);
     let after = checked_best(&cluster, job, &puzzle).expect("boards survive the restart");
-    assert!(after >= best_so_far, "best score went from {best_so_far} to {after} across the restart");
+    assert!(
+        after >= best_so_far,
+        "best score went from {best_so_far} to {after} across the restart"
+    );
     let cancelled = cluster.client(&["cancel", &job.to_string()]);
     let s: Value = serde_json::from_slice(&cancelled.stdout).unwrap();
     assert!(s["state"] == "cancelled" || s["state"] == "done", "{s}");

@@ -14,7 +14,9 @@ const JOB_TIME: Duration = Duration::from_secs(120);
 
 #[test]
 fn two_workers_count_what_one_process_counts_with_both_engines() {
-    let Some(puzzle) = data("brendan/s1_05x05.json") else { return };
+    let Some(puzzle) = data("brendan/s1_05x05.json") else {
+        return;
+    };
     let mut cluster = Cluster::new();
     cluster.start_coordinator(&[]);
     cluster.start_worker(1, &[]);
@@ -27,8 +29,14 @@ fn two_workers_count_what_one_process_counts_with_both_engines() {
         assert_eq!(s["solutions"].as_u64(), Some(expected), "{name}: {s}");
         assert_eq!(s["tasks_done"], s["tasks_total"]);
         let ledger = cluster.ledger(job);
-        assert!(ledger.iter().all(|t| t["completions"] == 1), "every task counted exactly once");
-        let sum: u64 = ledger.iter().map(|t| t["solutions"].as_u64().unwrap()).sum();
+        assert!(
+            ledger.iter().all(|t| t["completions"] == 1),
+            "every task counted exactly once"
+        );
+        let sum: u64 = ledger
+            .iter()
+            .map(|t| t["solutions"].as_u64().unwrap())
+            .sum();
         assert_eq!(sum, expected);
     }
 }
@@ -39,20 +47,31 @@ fn frac_done(s: &serde_json::Value) -> f64 {
 
 #[test]
 fn a_killed_worker_loses_nothing_and_a_stopped_one_hands_back() {
-    let Some(puzzle) = data("brendan/s1_05x05.json") else { return };
+    let Some(puzzle) = data("brendan/s1_05x05.json") else {
+        return;
+    };
     let expected = engine_count(&puzzle, Engine::Backtrack);
     let mut cluster = Cluster::new();
     cluster.start_coordinator(&[]);
     cluster.start_worker(1, &[]);
     cluster.start_worker(1, &[]);
     let job = cluster.submit(&puzzle, &["--mode", "count", "--engine", "backtrack"]);
-    cluster.wait_until(job, JOB_TIME, |s| frac_done(s) >= 0.2 || s["state"] == "done");
+    cluster.wait_until(job, JOB_TIME, |s| {
+        frac_done(s) >= 0.2 || s["state"] == "done"
+    });
     // Mid-job: one worker dies without a word, the other is asked to stop.
     cluster.workers[0].sigkill();
     let status = cluster.workers[1].sigterm(Duration::from_secs(15));
-    assert!(status.is_some_and(|s| s.success()), "a SIGTERMed worker exits cleanly: {}", cluster.workers[1].log_text());
+    assert!(
+        status.is_some_and(|s| s.success()),
+        "a SIGTERMed worker exits cleanly: {}",
+        cluster.workers[1].log_text()
+    );
     let mid = cluster.status(job);
-    assert_ne!(mid["state"], "done", "the job finished before the kill; the test proves nothing: {mid}");
+    assert_ne!(
+        mid["state"], "done",
+        "the job finished before the kill; the test proves nothing: {mid}"
+    );
     cluster.start_worker(2, &[]);
     let s = cluster.wait_done(job, JOB_TIME);
     assert_eq!(s["state"], "done", "{s}");
@@ -62,14 +81,18 @@ fn a_killed_worker_loses_nothing_and_a_stopped_one_hands_back() {
 
 #[test]
 fn a_restarted_coordinator_resumes_without_rerunning_finished_tasks() {
-    let Some(puzzle) = data("brendan/s1_05x05.json") else { return };
+    let Some(puzzle) = data("brendan/s1_05x05.json") else {
+        return;
+    };
     let expected = engine_count(&puzzle, Engine::Dlx);
     let mut cluster = Cluster::new();
     cluster.start_coordinator(&[]);
     cluster.start_worker(1, &[]);
     cluster.start_worker(1, &[]);
     let job = cluster.submit(&puzzle, &["--mode", "count", "--engine", "dlx"]);
-    cluster.wait_until(job, JOB_TIME, |s| frac_done(s) >= 0.3 || s["state"] == "done");
+    cluster.wait_until(job, JOB_TIME, |s| {
+        frac_done(s) >= 0.3 || s["state"] == "done"
+    });
     // The ledger is answered only once flushed: what it shows done is on disk.
     let before = cluster.ledger(job);
     cluster.coordinator.as_mut().unwrap().sigkill();
@@ -79,7 +102,10 @@ fn a_restarted_coordinator_resumes_without_rerunning_finished_tasks() {
         .map(|t| (t["task"].as_u64().unwrap(), t["leases"].as_u64().unwrap()))
         .collect();
     assert!(!done_before.is_empty());
-    assert!(done_before.len() < before.len(), "the job finished before the kill; the test proves nothing");
+    assert!(
+        done_before.len() < before.len(),
+        "the job finished before the kill; the test proves nothing"
+    );
     std::thread::sleep(Duration::from_millis(500));
     cluster.start_coordinator(&[]);
     let s = cluster.wait_done(job, JOB_TIME);
@@ -89,7 +115,11 @@ fn a_restarted_coordinator_resumes_without_rerunning_finished_tasks() {
     for t in &after {
         assert_eq!(t["completions"], 1, "every task counted once: {t}");
         if let Some(&leases) = done_before.get(&t["task"].as_u64().unwrap()) {
-            assert_eq!(t["leases"].as_u64(), Some(leases), "a finished task ran again: {t}");
+            assert_eq!(
+                t["leases"].as_u64(),
+                Some(leases),
+                "a finished task ran again: {t}"
+            );
         }
     }
 }

@@ -33,10 +33,23 @@ async fn replayed_and_post_expiry_completions_count_once() {
         .into_inner()
         .worker_id;
     let lease_one = |mut c: WorkerServiceClient<tonic::transport::Channel>, worker_id: String| async move {
-        let reply = c.lease(pb::LeaseRequest { worker_id, max_tasks: 1 }).await.unwrap().into_inner();
-        reply.assignments.into_iter().next().map(|a| a.lease.unwrap())
+        let reply = c
+            .lease(pb::LeaseRequest {
+                worker_id,
+                max_tasks: 1,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        reply
+            .assignments
+            .into_iter()
+            .next()
+            .map(|a| a.lease.unwrap())
     };
-    let complete = |mut c: WorkerServiceClient<tonic::transport::Channel>, lease: pb::Lease, solutions: u64| async move {
+    let complete = |mut c: WorkerServiceClient<tonic::transport::Channel>,
+                    lease: pb::Lease,
+                    solutions: u64| async move {
         c.complete(pb::CompleteRequest {
             lease: Some(lease),
             solutions,
@@ -58,15 +71,24 @@ async fn replayed_and_post_expiry_completions_count_once() {
             // Let the lease lapse (TTL 1.5 s in the test coordinator) until
             // the task is re-issued under a new epoch.
             tokio::time::sleep(Duration::from_millis(2500)).await;
-            let again = lease_one(c.clone(), worker_id.clone()).await.expect("the lapsed task is re-issued");
+            let again = lease_one(c.clone(), worker_id.clone())
+                .await
+                .expect("the lapsed task is re-issued");
             assert_eq!(again.task_id, lease.task_id);
             assert_ne!(again.epoch, lease.epoch);
             let late = complete(c.clone(), lease, 1).await;
-            assert!(!late.accepted, "a completion after expiry and re-issue is ignored");
+            assert!(
+                !late.accepted,
+                "a completion after expiry and re-issue is ignored"
+            );
             assert!(late.reason.contains("stale"), "{}", late.reason);
             assert!(complete(c.clone(), again, 1).await.accepted);
             let replay = complete(c.clone(), again, 1).await;
-            assert!(!replay.accepted && replay.reason.contains("already finished"), "{}", replay.reason);
+            assert!(
+                !replay.accepted && replay.reason.contains("already finished"),
+                "{}",
+                replay.reason
+            );
             continue;
         }
         assert!(complete(c.clone(), lease, 1).await.accepted);
@@ -84,6 +106,9 @@ async fn replayed_and_post_expiry_completions_count_once() {
     assert_eq!(s["state"], "done");
     assert_eq!(s["solutions"].as_u64(), Some(tasks), "{s}");
     assert!(ledger.iter().all(|t| t["completions"] == 1));
-    let ignored: u64 = ledger.iter().map(|t| t["ignored_completions"].as_u64().unwrap()).sum();
+    let ignored: u64 = ledger
+        .iter()
+        .map(|t| t["ignored_completions"].as_u64().unwrap())
+        .sum();
     assert_eq!(ignored, tasks + 1, "one replay per task plus the late one");
 }

@@ -21,22 +21,43 @@ fn a_wrong_or_missing_token_is_refused() {
     assert!(ok.status.success(), "{}", stderr(&ok));
     let missing = cluster.client_with_token(&["status"], None);
     assert!(!missing.status.success());
-    assert!(stderr(&missing).contains("missing bearer token"), "{}", stderr(&missing));
+    assert!(
+        stderr(&missing).contains("missing bearer token"),
+        "{}",
+        stderr(&missing)
+    );
     let wrong = cluster.client_with_token(&["status"], Some("wrong-token"));
     assert!(!wrong.status.success());
-    assert!(stderr(&wrong).contains("wrong bearer token"), "{}", stderr(&wrong));
+    assert!(
+        stderr(&wrong).contains("wrong bearer token"),
+        "{}",
+        stderr(&wrong)
+    );
     // A worker with the wrong token gives up at once, saying why.
     let url = cluster.url();
     let out = common::run_bounded(
         {
             let mut c = std::process::Command::new(common::E2);
-            c.args(["worker", "--coordinator", &url, "--threads", "1", "--token", "nope"]).env_remove("E2_TOKEN");
+            c.args([
+                "worker",
+                "--coordinator",
+                &url,
+                "--threads",
+                "1",
+                "--token",
+                "nope",
+            ])
+            .env_remove("E2_TOKEN");
             c
         },
         Duration::from_secs(20),
     );
     assert!(!out.status.success());
-    assert!(stderr(&out).contains("wrong bearer token"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("wrong bearer token"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -46,16 +67,35 @@ fn a_malformed_puzzle_is_refused_and_creates_no_job() {
     let bad = cluster.dir.path().join("bad.json");
     // Three pieces for a 2x2 board.
     std::fs::write(&bad, r#"{"name":"bad","width":2,"height":2,"numColors":2,"pieces":[[0,1,2,0],[0,0,1,1],[2,2,0,0]],"hints":[]}"#).unwrap();
-    let out = cluster.client(&["submit", "--puzzle", bad.to_str().unwrap(), "--mode", "count"]);
+    let out = cluster.client(&[
+        "submit",
+        "--puzzle",
+        bad.to_str().unwrap(),
+        "--mode",
+        "count",
+    ]);
     assert!(!out.status.success());
     assert!(out.stdout.is_empty(), "no job id is printed");
     let err = stderr(&out);
-    assert!(err.contains("\"pieces\"") && err.contains("has 3 pieces, expected"), "{err}");
+    assert!(
+        err.contains("\"pieces\"") && err.contains("has 3 pieces, expected"),
+        "{err}"
+    );
     let garbled = cluster.dir.path().join("garbled.json");
     std::fs::write(&garbled, "{\"name\": ").unwrap();
-    let out = cluster.client(&["submit", "--puzzle", garbled.to_str().unwrap(), "--mode", "count"]);
+    let out = cluster.client(&[
+        "submit",
+        "--puzzle",
+        garbled.to_str().unwrap(),
+        "--mode",
+        "count",
+    ]);
     assert!(!out.status.success());
-    assert!(stderr(&out).contains("Puzzle JSON: line 1"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("Puzzle JSON: line 1"),
+        "{}",
+        stderr(&out)
+    );
     let list = cluster.client(&["status"]);
     let jobs: serde_json::Value = serde_json::from_slice(&list.stdout).unwrap();
     assert_eq!(jobs, serde_json::json!([]), "no job was created");
@@ -67,8 +107,13 @@ fn a_worker_of_another_protocol_version_is_refused_by_name() {
     cluster.start_coordinator(&[]);
     cluster.start_worker(1, &["--protocol-version", "999"]);
     let worker = cluster.workers.last_mut().unwrap();
-    let status = worker.wait_exit(Duration::from_secs(20)).expect("the refused worker exits");
+    let status = worker
+        .wait_exit(Duration::from_secs(20))
+        .expect("the refused worker exits");
     assert!(!status.success());
     let log = worker.log_text();
-    assert!(log.contains("protocol version mismatch") && log.contains("999"), "{log}");
+    assert!(
+        log.contains("protocol version mismatch") && log.contains("999"),
+        "{log}"
+    );
 }

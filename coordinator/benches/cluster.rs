@@ -9,7 +9,13 @@ fn main() -> anyhow::Result<()> {
     let path = std::env::args()
         .skip(1)
         .find(|a| a.ends_with(".json"))
-        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/brendan/s1_05x05.json").to_string());
+        .unwrap_or_else(|| {
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../shared/data/brendan/s1_05x05.json"
+            )
+            .to_string()
+        });
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
         Err(e) => {
@@ -18,7 +24,9 @@ fn main() -> anyhow::Result<()> {
         }
     };
     let puzzle = e2_coordinator::puzzle_input::read(&text)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     let report = runtime.block_on(cluster(&puzzle, &BenchOptions::default()))?;
     print!("{report}");
     Ok(())

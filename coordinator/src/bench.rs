@@ -119,7 +119,12 @@ async fn coordinator(dir: &std::path::Path, stop: &CancellationToken) -> Result<
             ..LedgerConfig::default()
         },
     };
-    Ok(server::start(config, "127.0.0.1:0".parse().expect("literal"), stop.clone()).await?)
+    Ok(server::start(
+        config,
+        "127.0.0.1:0".parse().expect("literal"),
+        stop.clone(),
+    )
+    .await?)
 }
 
 async fn throughput(puzzle: &Puzzle, tasks: usize, workers: usize) -> Result<Duration> {
@@ -150,7 +155,10 @@ async fn throughput(puzzle: &Puzzle, tasks: usize, workers: usize) -> Result<Dur
         h.await.context("tiny worker")??;
     }
     let wall = started.elapsed();
-    let status = running.shared.read(|l, clock| l.status(job, clock)).map_err(|s| anyhow!("{}", s.message()))?;
+    let status = running
+        .shared
+        .read(|l, clock| l.status(job, clock))
+        .map_err(|s| anyhow!("{}", s.message()))?;
     anyhow::ensure!(
         status.tasks_done == tasks as u64,
         "throughput run finished {} of {tasks} tasks",
@@ -163,7 +171,9 @@ async fn throughput(puzzle: &Puzzle, tasks: usize, workers: usize) -> Result<Dur
 
 /// Leases one task at a time and completes it at once, until none is left.
 async fn tiny_worker(url: String, n: usize) -> Result<()> {
-    let channel = tonic::transport::Endpoint::from_shared(url)?.connect().await?;
+    let channel = tonic::transport::Endpoint::from_shared(url)?
+        .connect()
+        .await?;
     let mut client = WorkerServiceClient::with_interceptor(channel, BearerToken::default());
     let worker_id = client
         .register(pb::RegisterRequest {
@@ -215,11 +225,18 @@ async fn count_with(puzzle: &Puzzle, engine: Engine, workers: usize) -> Result<C
         .map_err(|s| anyhow!("{}", s.message()))?;
     let stop_workers = CancellationToken::new();
     let handles: Vec<_> = (0..workers)
-        .map(|_| tokio::spawn(e2_worker::run(WorkerConfig::new(running.url(), 1), stop_workers.clone())))
+        .map(|_| {
+            tokio::spawn(e2_worker::run(
+                WorkerConfig::new(running.url(), 1),
+                stop_workers.clone(),
+            ))
+        })
         .collect();
     let mut changes = shared.subscribe();
     let status = loop {
-        let status = shared.read(|l, clock| l.status(job, clock)).map_err(|s| anyhow!("{}", s.message()))?;
+        let status = shared
+            .read(|l, clock| l.status(job, clock))
+            .map_err(|s| anyhow!("{}", s.message()))?;
         if crate::client::is_over(&status) {
             break status;
         }

@@ -36,7 +36,14 @@ pub fn check_board(puzzle: &Puzzle, codes: &[i32]) -> Result<CheckedBoard, Strin
         ));
     }
     let score = e2_shared::score::score(&board);
-    let pins: Vec<Pin> = puzzle.hints.iter().map(|h| Pin { pos: h.pos, rot: h.rot }).collect();
+    let pins: Vec<Pin> = puzzle
+        .hints
+        .iter()
+        .map(|h| Pin {
+            pos: h.pos,
+            rot: h.rot,
+        })
+        .collect();
     let doc = formats::boarddoc::write(&puzzle.name, &board, &pins).map_err(|e| e.to_string())?;
     Ok(CheckedBoard {
         score,
@@ -57,7 +64,11 @@ mod tests {
             height: 1,
             num_colors: 1,
             pieces: vec![[0, 1, 0, 0], [0, 0, 0, 1]],
-            hints: vec![Hint { pos: 0, piece: 0, rot: 0 }],
+            hints: vec![Hint {
+                pos: 0,
+                piece: 0,
+                rot: 0,
+            }],
         }
     }
 

@@ -90,15 +90,32 @@ impl Client {
             target_score: options.target_score,
             top_k: options.top_k.unwrap_or(0),
         };
-        Ok(self.inner.submit(request).await.map_err(rpc_error)?.into_inner().job_id)
+        Ok(self
+            .inner
+            .submit(request)
+            .await
+            .map_err(rpc_error)?
+            .into_inner()
+            .job_id)
     }
 
     pub async fn status(&mut self, job_id: u64) -> Result<JobStatus> {
-        Ok(self.inner.status(pb::StatusRequest { job_id }).await.map_err(rpc_error)?.into_inner())
+        Ok(self
+            .inner
+            .status(pb::StatusRequest { job_id })
+            .await
+            .map_err(rpc_error)?
+            .into_inner())
     }
 
     pub async fn list(&mut self) -> Result<Vec<JobStatus>> {
-        Ok(self.inner.list_jobs(pb::ListJobsRequest {}).await.map_err(rpc_error)?.into_inner().jobs)
+        Ok(self
+            .inner
+            .list_jobs(pb::ListJobsRequest {})
+            .await
+            .map_err(rpc_error)?
+            .into_inner()
+            .jobs)
     }
 
     /// The best `top` boards as BoardDoc JSON, best first.
@@ -113,16 +130,32 @@ impl Client {
     }
 
     pub async fn cancel(&mut self, job_id: u64) -> Result<JobStatus> {
-        Ok(self.inner.cancel(pb::CancelRequest { job_id }).await.map_err(rpc_error)?.into_inner())
+        Ok(self
+            .inner
+            .cancel(pb::CancelRequest { job_id })
+            .await
+            .map_err(rpc_error)?
+            .into_inner())
     }
 
     pub async fn watch(&mut self, job_id: u64) -> Result<Streaming<JobStatus>> {
-        Ok(self.inner.watch(pb::WatchRequest { job_id }).await.map_err(rpc_error)?.into_inner())
+        Ok(self
+            .inner
+            .watch(pb::WatchRequest { job_id })
+            .await
+            .map_err(rpc_error)?
+            .into_inner())
     }
 
     /// Every task of a job, as durable on the coordinator's disk.
     pub async fn ledger(&mut self, job_id: u64) -> Result<Vec<pb::TaskEntry>> {
-        Ok(self.inner.ledger(pb::LedgerRequest { job_id }).await.map_err(rpc_error)?.into_inner().tasks)
+        Ok(self
+            .inner
+            .ledger(pb::LedgerRequest { job_id })
+            .await
+            .map_err(rpc_error)?
+            .into_inner()
+            .tasks)
     }
 }
 
@@ -273,7 +306,10 @@ mod tests {
         let v = status_json(&s);
         assert_eq!(v["state"], "running");
         assert_eq!(v["mode"], "count");
-        assert_eq!((v["tasks_done"].as_u64(), v["tasks_total"].as_u64()), (Some(2), Some(5)));
+        assert_eq!(
+            (v["tasks_done"].as_u64(), v["tasks_total"].as_u64()),
+            (Some(2), Some(5))
+        );
         assert_eq!(v["solutions"], 7);
         let best = JobStatus {
             mode: pb::Mode::Best as i32,

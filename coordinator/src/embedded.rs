@@ -66,7 +66,12 @@ pub struct BestOutcome {
 
 /// Counts the perfect boards of `puzzle` with `threads` engine threads.
 /// Blocks; Ctrl-C interrupts (and, with `data_dir`, leaves a resumable job).
-pub fn run_count(puzzle: &Puzzle, engine: Engine, data_dir: Option<PathBuf>, threads: usize) -> Result<CountOutcome> {
+pub fn run_count(
+    puzzle: &Puzzle,
+    engine: Engine,
+    data_dir: Option<PathBuf>,
+    threads: usize,
+) -> Result<CountOutcome> {
     runtime()?.block_on(async {
         let interrupt = ctrl_c_token();
         count(puzzle, engine, data_dir, threads, interrupt).await
@@ -75,7 +80,13 @@ pub fn run_count(puzzle: &Puzzle, engine: Engine, data_dir: Option<PathBuf>, thr
 
 /// Searches for the best boards of `puzzle`. Blocks until the time or
 /// target score is reached, or Ctrl-C.
-pub fn run_best(puzzle: &Puzzle, engine: Engine, data_dir: Option<PathBuf>, threads: usize, options: BestOptions) -> Result<BestOutcome> {
+pub fn run_best(
+    puzzle: &Puzzle,
+    engine: Engine,
+    data_dir: Option<PathBuf>,
+    threads: usize,
+    options: BestOptions,
+) -> Result<BestOutcome> {
     runtime()?.block_on(async {
         let interrupt = ctrl_c_token();
         best(puzzle, engine, data_dir, threads, options, interrupt).await
@@ -83,7 +94,13 @@ pub fn run_best(puzzle: &Puzzle, engine: Engine, data_dir: Option<PathBuf>, thre
 }
 
 /// [`run_count`] inside a runtime, stopped by `interrupt` instead of Ctrl-C.
-pub async fn count(puzzle: &Puzzle, engine: Engine, data_dir: Option<PathBuf>, threads: usize, interrupt: CancellationToken) -> Result<CountOutcome> {
+pub async fn count(
+    puzzle: &Puzzle,
+    engine: Engine,
+    data_dir: Option<PathBuf>,
+    threads: usize,
+    interrupt: CancellationToken,
+) -> Result<CountOutcome> {
     let plan = JobPlan {
         puzzle: puzzle.clone(),
         mode: Mode::Count,
@@ -143,15 +160,22 @@ struct JobRun {
     elapsed: Duration,
 }
 
-async fn run_job(plan: JobPlan, data_dir: Option<PathBuf>, threads: usize, interrupt: CancellationToken) -> Result<JobRun> {
+async fn run_job(
+    plan: JobPlan,
+    data_dir: Option<PathBuf>,
+    threads: usize,
+    interrupt: CancellationToken,
+) -> Result<JobRun> {
     puzzle_ok(&plan.puzzle)?;
     let started = Instant::now();
     let temp = match data_dir {
         Some(_) => None,
         None => Some(tempfile::tempdir().context("cannot create a temporary data directory")?),
     };
-    let data_dir = data_dir.unwrap_or_else(|| temp.as_ref().expect("temp dir").path().to_path_buf());
-    std::fs::create_dir_all(&data_dir).with_context(|| format!("cannot create {}", data_dir.display()))?;
+    let data_dir =
+        data_dir.unwrap_or_else(|| temp.as_ref().expect("temp dir").path().to_path_buf());
+    std::fs::create_dir_all(&data_dir)
+        .with_context(|| format!("cannot create {}", data_dir.display()))?;
     let config = CoordinatorConfig {
         data_dir,
         token: None,
@@ -161,27 +185,45 @@ async fn run_job(plan: JobPlan, data_dir: Option<PathBuf>, threads: usize, inter
         },
     };
     let stop_server = CancellationToken::new();
-    let running = server::start(config, "127.0.0.1:0".parse().expect("literal"), stop_server.clone()).await?;
+    let running = server::start(
+        config,
+        "127.0.0.1:0".parse().expect("literal"),
+        stop_server.clone(),
+    )
+    .await?;
     let shared = Arc::clone(&running.shared);
     let threads = threads.max(1);
 
     let (mode, engine) = (plan.mode, plan.engine);
-    let resumable = shared.read(|l, _| l.find_resumable(&plan.puzzle, mode, engine, mode == Mode::Count));
+    let resumable =
+        shared.read(|l, _| l.find_resumable(&plan.puzzle, mode, engine, mode == Mode::Count));
     let (job_id, resumed) = match resumable {
         Some(id) => (id, true),
-        None => (service::submit_plan(&shared, plan, threads).await.map_err(|s| anyhow::anyhow!("{}", s.message()))?, false),
+        None => (
+            service::submit_plan(&shared, plan, threads)
+                .await
+                .map_err(|s| anyhow::anyhow!("{}", s.message()))?,
+            false,
+        ),
     };
     if resumed {
         tracing::info!(job = job_id, "resuming the job found in the data directory");
     }
 
     let stop_worker = CancellationToken::new();
-    let worker = tokio::spawn(e2_worker::run(WorkerConfig::new(running.url(), threads), stop_worker.clone()));
+    let worker = tokio::spawn(e2_worker::run(
+        WorkerConfig::new(running.url(), threads),
+        stop_worker.clone(),
+    ));
     let finished = wait_for_job(&shared, job_id, &interrupt).await?;
     stop_worker.cancel();
     let worked = worker.await.context("worker task")?;
-    let status = shared.read(|l, clock| l.status(job_id, clock)).map_err(|s| anyhow::anyhow!("{}", s.message()))?;
-    let boards = shared.read(|l, _| l.best(job_id, usize::MAX)).unwrap_or_default();
+    let status = shared
+        .read(|l, clock| l.status(job_id, clock))
+        .map_err(|s| anyhow::anyhow!("{}", s.message()))?;
+    let boards = shared
+        .read(|l, _| l.best(job_id, usize::MAX))
+        .unwrap_or_default();
     stop_server.cancel();
     running.wait().await?;
     worked?;
@@ -211,7 +253,9 @@ async fn wait_for_job(shared: &Shared, job_id: u64, interrupt: &CancellationToke
     let mut changes = shared.subscribe();
     let mut last_shown = Instant::now() - Duration::from_secs(10);
     loop {
-        let status = shared.read(|l, clock| l.status(job_id, clock)).map_err(|s| anyhow::anyhow!("{}", s.message()))?;
+        let status = shared
+            .read(|l, clock| l.status(job_id, clock))
+            .map_err(|s| anyhow::anyhow!("{}", s.message()))?;
         if show && last_shown.elapsed() >= Duration::from_millis(500) {
             eprint!("\r\x1b[2K{}", client::progress_line(&status));
             last_shown = Instant::now();
@@ -276,23 +320,100 @@ mod tests {
         let puzzle = ring();
         let expected = {
             let control = e2_shared::search::Control::default();
-            e2_worker::engines::count(&puzzle, Engine::Backtrack, &Vec::new(), None, u64::MAX, &control)
-                .unwrap()
-                .solutions
+            e2_worker::engines::count(
+                &puzzle,
+                Engine::Backtrack,
+                &Vec::new(),
+                None,
+                u64::MAX,
+                &control,
+            )
+            .unwrap()
+            .solutions
         };
-        let first = count(&puzzle, Engine::Backtrack, Some(dir.path().into()), 2, CancellationToken::new()).await.unwrap();
+        let first = count(
+            &puzzle,
+            Engine::Backtrack,
+            Some(dir.path().into()),
+            2,
+            CancellationToken::new(),
+        )
+        .await
+        .unwrap();
         assert!(first.finished && !first.resumed);
         assert_eq!(first.solutions, expected);
-        let again = count(&puzzle, Engine::Backtrack, Some(dir.path().into()), 1, CancellationToken::new()).await.unwrap();
+        let again = count(
+            &puzzle,
+            Engine::Backtrack,
+            Some(dir.path().into()),
+            1,
+            CancellationToken::new(),
+        )
+        .await
+        .unwrap();
         assert!(again.resumed);
         assert_eq!((again.job_id, again.solutions), (first.job_id, expected));
     }
 
+    /// Ctrl-C (here: the interrupt token) then the same call resumes the
+    /// count from the data directory, and the total is unchanged.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn an_embedded_best_search_reaches_a_perfect_ring() {
-        let outcome = best(&ring(), Engine::Backtrack, None, 1, BestOptions::default(), CancellationToken::new())
+    async fn an_interrupted_count_resumes_to_the_same_total() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../shared/data/brendan/s1_05x05.json"
+        );
+        let Ok(text) = std::fs::read_to_string(path) else {
+            eprintln!("skipping: {path} is absent");
+            return;
+        };
+        let puzzle = crate::puzzle_input::read(&text).unwrap();
+        let expected = {
+            let control = e2_shared::search::Control::default();
+            e2_worker::engines::count(&puzzle, Engine::Dlx, &Vec::new(), None, u64::MAX, &control)
+                .unwrap()
+                .solutions
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let interrupt = CancellationToken::new();
+        let later = interrupt.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(700)).await;
+            later.cancel();
+        });
+        let first = count(&puzzle, Engine::Dlx, Some(dir.path().into()), 2, interrupt)
             .await
             .unwrap();
+        assert!(
+            !first.finished,
+            "finished within 0.7 s: the interruption was not tested"
+        );
+        let second = count(
+            &puzzle,
+            Engine::Dlx,
+            Some(dir.path().into()),
+            2,
+            CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+        assert!(second.resumed && second.finished);
+        assert_eq!(second.job_id, first.job_id);
+        assert_eq!(second.solutions, expected);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_embedded_best_search_reaches_a_perfect_ring() {
+        let outcome = best(
+            &ring(),
+            Engine::Backtrack,
+            None,
+            1,
+            BestOptions::default(),
+            CancellationToken::new(),
+        )
+        .await
+        .unwrap();
         assert!(outcome.finished);
         assert_eq!(outcome.best_score, Some(4));
         let doc: serde_json::Value = serde_json::from_str(&outcome.boards[0]).unwrap();

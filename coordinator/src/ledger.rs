@@ -27,7 +27,9 @@ use e2_shared::Puzzle;
 use tonic::Status;
 
 use crate::boards::check_board;
-use crate::records::{BestEntry, JobId, JobRecord, JobState, Mode, StoredPuzzle, TaskId, TaskRecord, TaskState};
+use crate::records::{
+    BestEntry, JobId, JobRecord, JobState, Mode, StoredPuzzle, TaskId, TaskRecord, TaskState,
+};
 use crate::store::{Loaded, Writes};
 
 /// Timings and budgets of a coordinator.
@@ -149,7 +151,8 @@ impl Job {
         self.work += nodes;
         self.samples.push_back((now, self.work));
         while self.samples.len() > 2
-            && (self.samples.len() > 256 || now.duration_since(self.samples[0].0) > Duration::from_secs(20))
+            && (self.samples.len() > 256
+                || now.duration_since(self.samples[0].0) > Duration::from_secs(20))
         {
             self.samples.pop_front();
         }
@@ -157,7 +160,9 @@ impl Job {
 
     fn nodes_per_sec(&self, now: Instant) -> f64 {
         match (self.samples.front(), self.samples.back()) {
-            (Some(&(t0, w0)), Some(&(_, w1))) if now.duration_since(t0) > Duration::from_millis(200) => {
+            (Some(&(t0, w0)), Some(&(_, w1)))
+                if now.duration_since(t0) > Duration::from_millis(200) =>
+            {
                 (w1 - w0) as f64 / now.duration_since(t0).as_secs_f64()
             }
             _ => 0.0,
@@ -199,7 +204,11 @@ fn stop(reason: impl Into<String>) -> HeartbeatReply {
 
 impl Ledger {
     pub fn new(config: LedgerConfig, loaded: Loaded) -> Self {
-        let mut jobs: BTreeMap<JobId, Job> = loaded.jobs.into_iter().map(|r| (r.id, Job::new(r))).collect();
+        let mut jobs: BTreeMap<JobId, Job> = loaded
+            .jobs
+            .into_iter()
+            .map(|r| (r.id, Job::new(r)))
+            .collect();
         for t in loaded.tasks {
             if let Some(job) = jobs.get_mut(&t.job) {
                 if t.state == TaskState::Ready && !job.rec.state.is_over() {
@@ -235,7 +244,11 @@ impl Ledger {
         self.workers.values().map(|w| w.threads as usize).sum()
     }
 
-    pub fn register(&mut self, req: &pb::RegisterRequest, clock: Clock) -> Result<pb::RegisterReply, Status> {
+    pub fn register(
+        &mut self,
+        req: &pb::RegisterRequest,
+        clock: Clock,
+    ) -> Result<pb::RegisterReply, Status> {
         if req.protocol_version != e2_proto::PROTOCOL_VERSION {
             return Err(Status::failed_precondition(format!(
                 "protocol version mismatch: the worker speaks protocol version {} but this coordinator speaks version {}; run the same e2 release on both",
@@ -280,9 +293,14 @@ impl Ledger {
             solutions: 0,
             nodes_done: 0,
             next_task_id: plan.prefixes.len() as u64,
-            deadline_unix_ms: plan.time_limit.map(|t| clock.unix_ms + t.as_millis() as u64),
+            deadline_unix_ms: plan
+                .time_limit
+                .map(|t| clock.unix_ms + t.as_millis() as u64),
             target_score: plan.target_score,
-            top_k: plan.top_k.filter(|&k| k > 0).unwrap_or(self.config.default_top_k),
+            top_k: plan
+                .top_k
+                .filter(|&k| k > 0)
+                .unwrap_or(self.config.default_top_k),
             best_score: None,
             error: None,
         };
@@ -307,7 +325,12 @@ impl Ledger {
         (id, writes)
     }
 
-    pub fn lease(&mut self, worker_id: &str, max_tasks: u32, clock: Clock) -> Result<(pb::LeaseReply, Writes), Status> {
+    pub fn lease(
+        &mut self,
+        worker_id: &str,
+        max_tasks: u32,
+        clock: Clock,
+    ) -> Result<(pb::LeaseReply, Writes), Status> {
         let Some(worker) = self.workers.get_mut(worker_id) else {
             return Err(Status::not_found(format!(
                 "{} \"{worker_id}\": register first",
@@ -340,14 +363,23 @@ impl Ledger {
             let best = job.rec.mode == Mode::Best;
             assignments.push(Assignment {
                 lease: Some(lease),
-                mode: if best { pb::Mode::Best } else { pb::Mode::Count } as i32,
-                engine: e2_proto::parse_engine(&job.rec.engine).unwrap_or(pb::Engine::Backtrack) as i32,
+                mode: if best {
+                    pb::Mode::Best
+                } else {
+                    pb::Mode::Count
+                } as i32,
+                engine: e2_proto::parse_engine(&job.rec.engine).unwrap_or(pb::Engine::Backtrack)
+                    as i32,
                 puzzle: Some(job.wire.clone()),
                 prefix: e2_proto::encode_prefix(&task.prefix),
                 checkpoint: e2_proto::encode_checkpoint(task.checkpoint.as_ref()),
                 split_seq: task.split_seq,
                 node_budget: if best { budget } else { 0 },
-                seed: if best { round_seed(job_id, tid, task.round) } else { 0 },
+                seed: if best {
+                    round_seed(job_id, tid, task.round)
+                } else {
+                    0
+                },
             });
             job.leased.insert(
                 tid,
@@ -369,7 +401,13 @@ impl Ledger {
             self.ask_for_splits(clock);
         }
         let retry_after_ms = (self.config.heartbeat.as_millis() as u64 / 4).clamp(20, 500);
-        Ok((pb::LeaseReply { assignments, retry_after_ms }, writes))
+        Ok((
+            pb::LeaseReply {
+                assignments,
+                retry_after_ms,
+            },
+            writes,
+        ))
     }
 
     fn next_job_with_work(&self) -> Option<JobId> {
@@ -398,21 +436,35 @@ impl Ledger {
             .flat_map(|j| {
                 j.leased
                     .iter()
-                    .filter(|(_, l)| !l.split_wanted && clock.now.duration_since(l.since) >= self.config.split_after)
+                    .filter(|(_, l)| {
+                        !l.split_wanted
+                            && clock.now.duration_since(l.since) >= self.config.split_after
+                    })
                     .map(move |(&t, l)| (l.since, j.rec.id, t))
             })
             .collect();
         candidates.sort();
         for (_, job, task) in candidates.into_iter().take(AT_ONCE.saturating_sub(pending)) {
-            if let Some(l) = self.jobs.get_mut(&job).and_then(|j| j.leased.get_mut(&task)) {
+            if let Some(l) = self
+                .jobs
+                .get_mut(&job)
+                .and_then(|j| j.leased.get_mut(&task))
+            {
                 l.split_wanted = true;
             }
         }
     }
 
-    pub fn heartbeat(&mut self, req: &HeartbeatRequest, clock: Clock) -> Result<(HeartbeatReply, Writes), Status> {
-        let lease = req.lease.ok_or_else(|| Status::invalid_argument("heartbeat without a lease"))?;
-        let checkpoint = e2_proto::decode_checkpoint(&req.checkpoint).map_err(|e| Status::invalid_argument(e.to_string()))?;
+    pub fn heartbeat(
+        &mut self,
+        req: &HeartbeatRequest,
+        clock: Clock,
+    ) -> Result<(HeartbeatReply, Writes), Status> {
+        let lease = req
+            .lease
+            .ok_or_else(|| Status::invalid_argument("heartbeat without a lease"))?;
+        let checkpoint = e2_proto::decode_checkpoint(&req.checkpoint)
+            .map_err(|e| Status::invalid_argument(e.to_string()))?;
         let ttl = self.config.lease_ttl;
         let mut writes = Writes::default();
         let Some(job) = self.jobs.get_mut(&lease.job_id) else {
@@ -427,9 +479,15 @@ impl Ledger {
         if job.rec.state.is_over() {
             return Ok((stop(format!("job is {}", job.rec.state.name())), writes));
         }
-        let current = job.leased.get(&lease.task_id).is_some_and(|l| l.epoch == lease.epoch);
+        let current = job
+            .leased
+            .get(&lease.task_id)
+            .is_some_and(|l| l.epoch == lease.epoch);
         if !current {
-            return Ok((stop("stale lease: the task was re-queued or re-issued"), writes));
+            return Ok((
+                stop("stale lease: the task was re-queued or re-issued"),
+                writes,
+            ));
         }
         let tid = lease.task_id;
         if let Some(split) = &req.split {
@@ -473,8 +531,14 @@ impl Ledger {
         Ok((reply, writes))
     }
 
-    pub fn complete(&mut self, req: &pb::CompleteRequest, clock: Clock) -> Result<(pb::CompleteReply, Writes), Status> {
-        let lease = req.lease.ok_or_else(|| Status::invalid_argument("completion without a lease"))?;
+    pub fn complete(
+        &mut self,
+        req: &pb::CompleteRequest,
+        clock: Clock,
+    ) -> Result<(pb::CompleteReply, Writes), Status> {
+        let lease = req
+            .lease
+            .ok_or_else(|| Status::invalid_argument("completion without a lease"))?;
         let mut writes = Writes::default();
         let Some(job) = self.jobs.get_mut(&lease.job_id) else {
             return Ok((ignored("unknown job"), writes));
@@ -487,15 +551,22 @@ impl Ledger {
             Some(format!("job is {}", job.rec.state.name()))
         } else if task.state == TaskState::Done {
             Some("task already finished: counted once before".to_string())
-        } else if !job.leased.get(&tid).is_some_and(|l| l.epoch == lease.epoch) {
-            Some(format!("stale lease (epoch {}): the task was re-queued or re-issued", lease.epoch))
+        } else if job.leased.get(&tid).is_none_or(|l| l.epoch != lease.epoch) {
+            Some(format!(
+                "stale lease (epoch {}): the task was re-queued or re-issued",
+                lease.epoch
+            ))
         } else {
             None
         };
         if let Some(reason) = why_ignored {
             task.ignored += 1;
             writes.tasks.push(task.clone());
-            tracing::info!(job = lease.job_id, task = tid, "completion ignored: {reason}");
+            tracing::info!(
+                job = lease.job_id,
+                task = tid,
+                "completion ignored: {reason}"
+            );
             return Ok((ignored(reason), writes));
         }
         writes.durable = true;
@@ -564,7 +635,11 @@ impl Ledger {
                 .map(|(&t, _)| t)
                 .collect();
             for tid in lapsed {
-                tracing::info!(job = job.rec.id, task = tid, "lease expired; task re-queued");
+                tracing::info!(
+                    job = job.rec.id,
+                    task = tid,
+                    "lease expired; task re-queued"
+                );
                 job.leased.remove(&tid);
                 job.ready.push_front(tid);
             }
@@ -596,7 +671,10 @@ impl Ledger {
     }
 
     pub fn list(&self, clock: Clock) -> Vec<pb::JobStatus> {
-        self.jobs.values().map(|j| self.status_of(j, clock)).collect()
+        self.jobs
+            .values()
+            .map(|j| self.status_of(j, clock))
+            .collect()
     }
 
     pub fn is_over(&self, job_id: JobId) -> Result<bool, Status> {
@@ -632,7 +710,11 @@ impl Ledger {
             best_score: rec.best_score,
             max_score: job.max_score(),
             nodes: rec.nodes_done + in_flight,
-            nodes_per_sec: if rec.state.is_over() { 0.0 } else { job.nodes_per_sec(clock.now) },
+            nodes_per_sec: if rec.state.is_over() {
+                0.0
+            } else {
+                job.nodes_per_sec(clock.now)
+            },
             elapsed_secs: elapsed,
             eta_secs: eta,
             error: rec.error.clone().unwrap_or_default(),
@@ -675,7 +757,13 @@ impl Ledger {
     /// A job of this puzzle, mode and engine the embedded runner can
     /// resume: the newest one still queued or running, or, with
     /// `or_done`, the newest done one (whose answer is then known).
-    pub fn find_resumable(&self, puzzle: &Puzzle, mode: Mode, engine: pb::Engine, or_done: bool) -> Option<JobId> {
+    pub fn find_resumable(
+        &self,
+        puzzle: &Puzzle,
+        mode: Mode,
+        engine: pb::Engine,
+        or_done: bool,
+    ) -> Option<JobId> {
         let fingerprint = StoredPuzzle::from(puzzle).fingerprint();
         let engine = e2_proto::engine_name(engine);
         self.jobs
@@ -692,11 +780,15 @@ impl Ledger {
     }
 
     fn job(&self, id: JobId) -> Result<&Job, Status> {
-        self.jobs.get(&id).ok_or_else(|| Status::not_found(format!("no job {id}")))
+        self.jobs
+            .get(&id)
+            .ok_or_else(|| Status::not_found(format!("no job {id}")))
     }
 
     fn job_mut(&mut self, id: JobId) -> Result<&mut Job, Status> {
-        self.jobs.get_mut(&id).ok_or_else(|| Status::not_found(format!("no job {id}")))
+        self.jobs
+            .get_mut(&id)
+            .ok_or_else(|| Status::not_found(format!("no job {id}")))
     }
 }
 
@@ -717,7 +809,12 @@ fn finish(job: &mut Job, state: JobState, error: Option<String>, clock: Clock) {
 
 /// Adds the donated prefixes of `split` as new tasks (first in line: idle
 /// workers asked for them) and records its sequence number.
-fn apply_split(job: &mut Job, parent: TaskId, split: &pb::Split, writes: &mut Writes) -> Result<(), Status> {
+fn apply_split(
+    job: &mut Job,
+    parent: TaskId,
+    split: &pb::Split,
+    writes: &mut Writes,
+) -> Result<(), Status> {
     let task = &job.tasks[&parent];
     if split.seq != task.split_seq + 1 {
         return Err(Status::invalid_argument(format!(
@@ -811,11 +908,21 @@ mod tests {
     }
 
     fn prefix(piece: usize) -> Prefix {
-        vec![Forced { pos: 0, piece, rot: 0 }]
+        vec![Forced {
+            pos: 0,
+            piece,
+            rot: 0,
+        }]
     }
 
     fn ledger_with_count_job(tasks: usize) -> (Ledger, String, Clock) {
-        let mut l = Ledger::new(LedgerConfig::default(), Loaded { incarnation: 1, ..Loaded::default() });
+        let mut l = Ledger::new(
+            LedgerConfig::default(),
+            Loaded {
+                incarnation: 1,
+                ..Loaded::default()
+            },
+        );
         let clock = Clock::now();
         let w = l
             .register(
@@ -859,7 +966,13 @@ mod tests {
     fn a_wrong_protocol_version_is_refused_by_name() {
         let (mut l, _, clock) = ledger_with_count_job(1);
         let e = l
-            .register(&pb::RegisterRequest { protocol_version: 99, ..Default::default() }, clock)
+            .register(
+                &pb::RegisterRequest {
+                    protocol_version: 99,
+                    ..Default::default()
+                },
+                clock,
+            )
             .unwrap_err();
         assert_eq!(e.code(), tonic::Code::FailedPrecondition);
         assert!(e.message().contains("protocol version"), "{}", e.message());
@@ -893,7 +1006,15 @@ mod tests {
         assert_ne!(new.epoch, old.epoch);
         let (r, _) = l.complete(&completion(old, 5), later).unwrap();
         assert!(!r.accepted);
-        let (hb, _) = l.heartbeat(&HeartbeatRequest { lease: Some(old), ..Default::default() }, later).unwrap();
+        let (hb, _) = l
+            .heartbeat(
+                &HeartbeatRequest {
+                    lease: Some(old),
+                    ..Default::default()
+                },
+                later,
+            )
+            .unwrap();
         assert!(!hb.keep_going);
         let (r, _) = l.complete(&completion(new, 5), later).unwrap();
         assert!(r.accepted);
@@ -930,7 +1051,10 @@ mod tests {
             split: Some(pb::Split { seq: 2, ..split }),
             ..Default::default()
         };
-        assert_eq!(l.heartbeat(&no_cp, clock).unwrap_err().code(), tonic::Code::InvalidArgument);
+        assert_eq!(
+            l.heartbeat(&no_cp, clock).unwrap_err().code(),
+            tonic::Code::InvalidArgument
+        );
     }
 
     #[test]

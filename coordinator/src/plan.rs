@@ -16,7 +16,12 @@ use crate::records::Mode;
 const PREFIXES_PER_THREAD: usize = 16;
 const MIN_PREFIXES: usize = 64;
 
-pub fn first_tasks(puzzle: &Puzzle, mode: Mode, engine: Engine, worker_threads: usize) -> Result<Vec<Prefix>, Error> {
+pub fn first_tasks(
+    puzzle: &Puzzle,
+    mode: Mode,
+    engine: Engine,
+    worker_threads: usize,
+) -> Result<Vec<Prefix>, Error> {
     let free = puzzle.cells() - puzzle.hints.len();
     if free == 0 {
         return Ok(vec![Vec::new()]);
@@ -24,7 +29,11 @@ pub fn first_tasks(puzzle: &Puzzle, mode: Mode, engine: Engine, worker_threads: 
     match mode {
         Mode::Best => {
             let prefixes = engines::prefixes(puzzle, engine, 1)?;
-            Ok(if prefixes.is_empty() { vec![Vec::new()] } else { prefixes })
+            Ok(if prefixes.is_empty() {
+                vec![Vec::new()]
+            } else {
+                prefixes
+            })
         }
         Mode::Count => {
             let target = (PREFIXES_PER_THREAD * worker_threads).max(MIN_PREFIXES);

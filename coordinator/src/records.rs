@@ -33,7 +33,10 @@ pub enum JobState {
 
 impl JobState {
     pub fn is_over(self) -> bool {
-        matches!(self, JobState::Done | JobState::Cancelled | JobState::Failed)
+        matches!(
+            self,
+            JobState::Done | JobState::Cancelled | JobState::Failed
+        )
     }
 
     pub fn name(self) -> &'static str {
@@ -92,7 +95,9 @@ impl StoredPuzzle {
     /// "the same count again" in a data directory.
     pub fn fingerprint(&self) -> u64 {
         let bytes = serde_json::to_vec(self).expect("a puzzle always serialises");
-        bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+        bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+            (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+        })
     }
 }
 
@@ -224,7 +229,12 @@ mod tests {
 
     #[test]
     fn best_keys_sort_best_first() {
-        let mut keys = [best_key(1, 10, 5), best_key(1, 30, 9), best_key(1, 20, 1), best_key(0, 1, 1)];
+        let mut keys = [
+            best_key(1, 10, 5),
+            best_key(1, 30, 9),
+            best_key(1, 20, 1),
+            best_key(0, 1, 1),
+        ];
         keys.sort();
         let order: Vec<_> = keys.iter().map(|k| parse_best_key(k).unwrap()).collect();
         assert_eq!(order, vec![(0, 1, 1), (1, 30, 9), (1, 20, 1), (1, 10, 5)]);

@@ -40,10 +40,15 @@ pub enum CoordinatorError {
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("cannot listen on {addr}: {source}")]
-    Bind { addr: SocketAddr, source: std::io::Error },
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
     #[error("gRPC server: {0}")]
     Transport(#[from] tonic::transport::Error),
-    #[error("the coordinator stopped after a storage failure; restart it on the same --data to resume")]
+    #[error(
+        "the coordinator stopped after a storage failure; restart it on the same --data to resume"
+    )]
     StorageFailed,
 }
 
@@ -71,18 +76,31 @@ impl Running {
 
 /// Opens the store, binds `listen` and starts serving. Returns once the
 /// listener is bound, so `addr` is known (useful with port 0).
-pub async fn start(config: CoordinatorConfig, listen: SocketAddr, shutdown: CancellationToken) -> Result<Running, CoordinatorError> {
+pub async fn start(
+    config: CoordinatorConfig,
+    listen: SocketAddr,
+    shutdown: CancellationToken,
+) -> Result<Running, CoordinatorError> {
     let listener = TcpListener::bind(listen)
         .await
-        .map_err(|source| CoordinatorError::Bind { addr: listen, source })?;
+        .map_err(|source| CoordinatorError::Bind {
+            addr: listen,
+            source,
+        })?;
     start_on(config, listener, shutdown).await
 }
 
-pub async fn start_on(config: CoordinatorConfig, listener: TcpListener, shutdown: CancellationToken) -> Result<Running, CoordinatorError> {
-    let addr = listener.local_addr().map_err(|source| CoordinatorError::Bind {
-        addr: "0.0.0.0:0".parse().expect("literal address"),
-        source,
-    })?;
+pub async fn start_on(
+    config: CoordinatorConfig,
+    listener: TcpListener,
+    shutdown: CancellationToken,
+) -> Result<Running, CoordinatorError> {
+    let addr = listener
+        .local_addr()
+        .map_err(|source| CoordinatorError::Bind {
+            addr: "0.0.0.0:0".parse().expect("literal address"),
+            source,
+        })?;
     let data_dir = config.data_dir.clone();
     let (store, loaded) = tokio::task::spawn_blocking(move || {
         let store = Store::open(&data_dir)?;
@@ -100,8 +118,13 @@ pub async fn start_on(config: CoordinatorConfig, listener: TcpListener, shutdown
     );
     // Internal failures stop this coordinator without touching the caller's token.
     let stop = shutdown.child_token();
-    let sweep_every = (config.ledger.lease_ttl / 4).clamp(Duration::from_millis(20), Duration::from_millis(500));
-    let shared = Shared::new(Ledger::new(config.ledger.clone(), loaded), store, stop.clone());
+    let sweep_every =
+        (config.ledger.lease_ttl / 4).clamp(Duration::from_millis(20), Duration::from_millis(500));
+    let shared = Shared::new(
+        Ledger::new(config.ledger.clone(), loaded),
+        store,
+        stop.clone(),
+    );
 
     let auth = RequireToken::new(config.token.as_deref());
     let limit = e2_proto::MAX_MESSAGE_BYTES;
@@ -139,10 +162,16 @@ pub async fn start_on(config: CoordinatorConfig, listener: TcpListener, shutdown
         tokio::spawn(async move {
             let stopped = stop.clone();
             let served = router
-                .serve_with_incoming_shutdown(TcpListenerStream::new(listener), async move { stopped.cancelled().await })
+                .serve_with_incoming_shutdown(TcpListenerStream::new(listener), async move {
+                    stopped.cancelled().await
+                })
                 .await;
-            health.set_not_serving::<WorkerServiceServer<Workers>>().await;
-            health.set_not_serving::<ClientServiceServer<Clients>>().await;
+            health
+                .set_not_serving::<WorkerServiceServer<Workers>>()
+                .await;
+            health
+                .set_not_serving::<ClientServiceServer<Clients>>()
+                .await;
             stop.cancel();
             let _ = sweeper.await;
             let flushed = shared.store().flush().await;
@@ -155,5 +184,9 @@ pub async fn start_on(config: CoordinatorConfig, listener: TcpListener, shutdown
             Ok(())
         })
     };
-    Ok(Running { addr, shared, server })
+    Ok(Running {
+        addr,
+        shared,
+        server,
+    })
 }

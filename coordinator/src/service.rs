@@ -23,9 +23,9 @@ use tokio_stream::Stream;
 use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status};
 
-use crate::puzzle_input;
 use crate::ledger::{Clock, JobPlan, Ledger};
 use crate::plan;
+use crate::puzzle_input;
 use crate::records::{JobId, Mode};
 use crate::store::{Store, Writes};
 
@@ -59,14 +59,19 @@ impl Shared {
     }
 
     /// Runs one change: decide, commit, flush if durable, then return.
-    pub async fn apply<R>(&self, f: impl FnOnce(&mut Ledger, Clock) -> Result<(R, Writes), Status>) -> Result<R, Status> {
+    pub async fn apply<R>(
+        &self,
+        f: impl FnOnce(&mut Ledger, Clock) -> Result<(R, Writes), Status>,
+    ) -> Result<R, Status> {
         let (result, durable) = {
             let mut ledger = self.ledger.lock().expect("ledger lock");
             let (result, writes) = f(&mut ledger, Clock::now())?;
             if let Err(e) = self.store.commit(&writes) {
                 tracing::error!("{e}; stopping so that a restart reloads a consistent state");
                 self.stop.cancel();
-                return Err(Status::unavailable(format!("coordinator storage failed: {e}")));
+                return Err(Status::unavailable(format!(
+                    "coordinator storage failed: {e}"
+                )));
             }
             (result, writes.durable && !writes.is_empty())
         };
@@ -74,7 +79,9 @@ impl Shared {
             if let Err(e) = self.store.flush().await {
                 tracing::error!("{e}; stopping so that a restart reloads a consistent state");
                 self.stop.cancel();
-                return Err(Status::unavailable(format!("coordinator storage failed: {e}")));
+                return Err(Status::unavailable(format!(
+                    "coordinator storage failed: {e}"
+                )));
             }
         }
         self.changes.send_modify(|v| *v += 1);
@@ -95,7 +102,10 @@ pub struct Workers(pub Arc<Shared>);
 
 #[tonic::async_trait]
 impl WorkerService for Workers {
-    async fn register(&self, request: Request<pb::RegisterRequest>) -> Result<Response<pb::RegisterReply>, Status> {
+    async fn register(
+        &self,
+        request: Request<pb::RegisterRequest>,
+    ) -> Result<Response<pb::RegisterReply>, Status> {
         let req = request.into_inner();
         self.0
             .apply(|l, clock| Ok((l.register(&req, clock)?, Writes::default())))
@@ -103,7 +113,10 @@ impl WorkerService for Workers {
             .map(Response::new)
     }
 
-    async fn lease(&self, request: Request<pb::LeaseRequest>) -> Result<Response<pb::LeaseReply>, Status> {
+    async fn lease(
+        &self,
+        request: Request<pb::LeaseRequest>,
+    ) -> Result<Response<pb::LeaseReply>, Status> {
         let req = request.into_inner();
         self.0
             .apply(|l, clock| l.lease(&req.worker_id, req.max_tasks, clock))
@@ -111,14 +124,26 @@ impl WorkerService for Workers {
             .map(Response::new)
     }
 
-    async fn heartbeat(&self, request: Request<pb::HeartbeatRequest>) -> Result<Response<pb::HeartbeatReply>, Status> {
+    async fn heartbeat(
+        &self,
+        request: Request<pb::HeartbeatRequest>,
+    ) -> Result<Response<pb::HeartbeatReply>, Status> {
         let req = request.into_inner();
-        self.0.apply(|l, clock| l.heartbeat(&req, clock)).await.map(Response::new)
+        self.0
+            .apply(|l, clock| l.heartbeat(&req, clock))
+            .await
+            .map(Response::new)
     }
 
-    async fn complete(&self, request: Request<pb::CompleteRequest>) -> Result<Response<pb::CompleteReply>, Status> {
+    async fn complete(
+        &self,
+        request: Request<pb::CompleteRequest>,
+    ) -> Result<Response<pb::CompleteReply>, Status> {
         let req = request.into_inner();
-        self.0.apply(|l, clock| l.complete(&req, clock)).await.map(Response::new)
+        self.0
+            .apply(|l, clock| l.complete(&req, clock))
+            .await
+            .map(Response::new)
     }
 }
 
@@ -126,7 +151,8 @@ pub struct Clients(pub Arc<Shared>);
 
 /// Validates and plans a submission, then creates the job.
 pub async fn submit(shared: &Shared, req: pb::SubmitRequest) -> Result<JobId, Status> {
-    let puzzle = puzzle_input::read(&req.puzzle_json).map_err(|e| Status::invalid_argument(e.to_string()))?;
+    let puzzle = puzzle_input::read(&req.puzzle_json)
+        .map_err(|e| Status::invalid_argument(e.to_string()))?;
     let mode = match pb::Mode::try_from(req.mode) {
         Ok(pb::Mode::Count) => Mode::Count,
         Ok(pb::Mode::Best) => Mode::Best,
@@ -152,7 +178,11 @@ pub async fn submit(shared: &Shared, req: pb::SubmitRequest) -> Result<JobId, St
 /// Plans the first tasks of `job` for `threads` worker threads (the
 /// engine's prefix enumeration runs on a blocking thread), then creates it.
 /// The puzzle must be valid already.
-pub async fn submit_plan(shared: &Shared, mut job: JobPlan, threads: usize) -> Result<JobId, Status> {
+pub async fn submit_plan(
+    shared: &Shared,
+    mut job: JobPlan,
+    threads: usize,
+) -> Result<JobId, Status> {
     let planned = {
         let (puzzle, mode, engine) = (job.puzzle.clone(), job.mode, job.engine);
         tokio::task::spawn_blocking(move || plan::first_tasks(&puzzle, mode, engine, threads))
@@ -168,37 +198,61 @@ type WatchStream = Pin<Box<dyn Stream<Item = Result<JobStatus, Status>> + Send>>
 
 #[tonic::async_trait]
 impl ClientService for Clients {
-    async fn submit(&self, request: Request<pb::SubmitRequest>) -> Result<Response<pb::SubmitReply>, Status> {
+    async fn submit(
+        &self,
+        request: Request<pb::SubmitRequest>,
+    ) -> Result<Response<pb::SubmitReply>, Status> {
         let job_id = submit(&self.0, request.into_inner()).await?;
         Ok(Response::new(pb::SubmitReply { job_id }))
     }
 
-    async fn status(&self, request: Request<pb::StatusRequest>) -> Result<Response<JobStatus>, Status> {
+    async fn status(
+        &self,
+        request: Request<pb::StatusRequest>,
+    ) -> Result<Response<JobStatus>, Status> {
         let id = request.into_inner().job_id;
-        self.0.read(|l, clock| l.status(id, clock)).map(Response::new)
+        self.0
+            .read(|l, clock| l.status(id, clock))
+            .map(Response::new)
     }
 
-    async fn list_jobs(&self, _: Request<pb::ListJobsRequest>) -> Result<Response<pb::ListJobsReply>, Status> {
+    async fn list_jobs(
+        &self,
+        _: Request<pb::ListJobsRequest>,
+    ) -> Result<Response<pb::ListJobsReply>, Status> {
         let jobs = self.0.read(|l, clock| l.list(clock));
         Ok(Response::new(pb::ListJobsReply { jobs }))
     }
 
-    async fn best(&self, request: Request<pb::BestRequest>) -> Result<Response<pb::BestReply>, Status> {
+    async fn best(
+        &self,
+        request: Request<pb::BestRequest>,
+    ) -> Result<Response<pb::BestReply>, Status> {
         let req = request.into_inner();
         let top = if req.top == 0 { 1 } else { req.top as usize };
         let board_docs = self.0.read(|l, _| l.best(req.job_id, top))?;
         Ok(Response::new(pb::BestReply { board_docs }))
     }
 
-    async fn cancel(&self, request: Request<pb::CancelRequest>) -> Result<Response<JobStatus>, Status> {
+    async fn cancel(
+        &self,
+        request: Request<pb::CancelRequest>,
+    ) -> Result<Response<JobStatus>, Status> {
         let id = request.into_inner().job_id;
-        self.0.apply(|l, clock| Ok(((), l.cancel(id, clock)?))).await?;
-        self.0.read(|l, clock| l.status(id, clock)).map(Response::new)
+        self.0
+            .apply(|l, clock| Ok(((), l.cancel(id, clock)?)))
+            .await?;
+        self.0
+            .read(|l, clock| l.status(id, clock))
+            .map(Response::new)
     }
 
     type WatchStream = WatchStream;
 
-    async fn watch(&self, request: Request<pb::WatchRequest>) -> Result<Response<WatchStream>, Status> {
+    async fn watch(
+        &self,
+        request: Request<pb::WatchRequest>,
+    ) -> Result<Response<WatchStream>, Status> {
         let id = request.into_inner().job_id;
         let first = self.0.read(|l, clock| l.status(id, clock))?;
         let (tx, rx) = mpsc::channel(4);
@@ -208,7 +262,10 @@ impl ClientService for Clients {
             let mut status = first;
             loop {
                 let over = pb::JobState::try_from(status.state).is_ok_and(|s| {
-                    matches!(s, pb::JobState::Done | pb::JobState::Cancelled | pb::JobState::Failed)
+                    matches!(
+                        s,
+                        pb::JobState::Done | pb::JobState::Cancelled | pb::JobState::Failed
+                    )
                 });
                 if tx.send(Ok(status)).await.is_err() || over {
                     return;
@@ -233,7 +290,10 @@ impl ClientService for Clients {
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
 
-    async fn ledger(&self, request: Request<pb::LedgerRequest>) -> Result<Response<pb::LedgerReply>, Status> {
+    async fn ledger(
+        &self,
+        request: Request<pb::LedgerRequest>,
+    ) -> Result<Response<pb::LedgerReply>, Status> {
         let id = request.into_inner().job_id;
         // Everything in memory was committed before this snapshot; flushing
         // afterwards makes the answer a statement about the disk.

@@ -13,7 +13,9 @@
 
 use std::path::Path;
 
-use crate::records::{best_key, job_key, parse_best_key, task_key, BestEntry, JobId, JobRecord, TaskRecord};
+use crate::records::{
+    best_key, job_key, parse_best_key, task_key, BestEntry, JobId, JobRecord, TaskRecord,
+};
 use sled::transaction::{ConflictableTransactionError, TransactionError, Transactional};
 
 #[derive(Debug, thiserror::Error)]
@@ -37,7 +39,10 @@ pub struct Writes {
 
 impl Writes {
     pub fn is_empty(&self) -> bool {
-        self.jobs.is_empty() && self.tasks.is_empty() && self.best_put.is_empty() && self.best_remove.is_empty()
+        self.jobs.is_empty()
+            && self.tasks.is_empty()
+            && self.best_put.is_empty()
+            && self.best_remove.is_empty()
     }
 
     pub fn merge(&mut self, other: Writes) {
@@ -92,7 +97,10 @@ impl Store {
             .transpose()?
             .unwrap_or(0)
             + 1;
-        self.meta.insert(INCARNATION, serde_json::to_vec(&incarnation).expect("u64 serialises"))?;
+        self.meta.insert(
+            INCARNATION,
+            serde_json::to_vec(&incarnation).expect("u64 serialises"),
+        )?;
         self.db.flush()?;
         let mut loaded = Loaded {
             incarnation,
@@ -116,7 +124,12 @@ impl Store {
                 key: format!("{k:?}"),
                 reason: e.to_string(),
             })?;
-            loaded.best.push(BestEntry { job, score, hash, doc });
+            loaded.best.push(BestEntry {
+                job,
+                score,
+                hash,
+                doc,
+            });
         }
         Ok(loaded)
     }
@@ -130,12 +143,22 @@ impl Store {
         let jobs: Vec<_> = writes
             .jobs
             .iter()
-            .map(|j| (job_key(j.id), serde_json::to_vec(j).expect("job serialises")))
+            .map(|j| {
+                (
+                    job_key(j.id),
+                    serde_json::to_vec(j).expect("job serialises"),
+                )
+            })
             .collect();
         let tasks: Vec<_> = writes
             .tasks
             .iter()
-            .map(|t| (task_key(t.job, t.id), serde_json::to_vec(t).expect("task serialises")))
+            .map(|t| {
+                (
+                    task_key(t.job, t.id),
+                    serde_json::to_vec(t).expect("task serialises"),
+                )
+            })
             .collect();
         let best_put: Vec<_> = writes
             .best_put
@@ -231,7 +254,12 @@ mod tests {
             let mut w = Writes::default();
             w.jobs.push(job(7));
             w.tasks.push(TaskRecord::new(7, 0, None, vec![]));
-            w.best_put.push(BestEntry { job: 7, score: 4, hash: 9, doc: "{}".into() });
+            w.best_put.push(BestEntry {
+                job: 7,
+                score: 4,
+                hash: 9,
+                doc: "{}".into(),
+            });
             store.commit(&w).unwrap();
             store.flush_blocking().unwrap();
         }

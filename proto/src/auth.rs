@@ -89,9 +89,13 @@ mod tests {
         let mut bad = BearerToken::new(Some("s3cres")).unwrap();
         let mut none = BearerToken::new(None).unwrap();
         assert!(server.call(good.call(Request::new(())).unwrap()).is_ok());
-        let e = server.call(bad.call(Request::new(())).unwrap()).unwrap_err();
+        let e = server
+            .call(bad.call(Request::new(())).unwrap())
+            .unwrap_err();
         assert_eq!(e.code(), tonic::Code::Unauthenticated);
-        let e = server.call(none.call(Request::new(())).unwrap()).unwrap_err();
+        let e = server
+            .call(none.call(Request::new(())).unwrap())
+            .unwrap_err();
         assert_eq!(e.code(), tonic::Code::Unauthenticated);
         assert!(RequireToken::new(None).call(Request::new(())).is_ok());
     }

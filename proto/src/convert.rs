@@ -52,19 +52,31 @@ pub fn puzzle_to_wire(puzzle: &Puzzle) -> pb::Puzzle {
 /// The puzzle of a wire message, checked with the same rules as a Puzzle
 /// JSON file (pieces may repeat up to rotation, as in the clue puzzles).
 pub fn puzzle_from_wire(wire: &pb::Puzzle) -> Result<Puzzle, WireError> {
-    if wire.edges.len() % 4 != 0 {
+    if !wire.edges.len().is_multiple_of(4) {
         return Err(WireError::new(
             "puzzle.edges",
             format!("{} colours is not four per piece", wire.edges.len()),
         ));
     }
-    let colour = |c: u32| u8::try_from(c).map_err(|_| WireError::new("puzzle.edges", format!("colour {c} is out of range")));
+    let colour = |c: u32| {
+        u8::try_from(c)
+            .map_err(|_| WireError::new("puzzle.edges", format!("colour {c} is out of range")))
+    };
     let mut pieces = Vec::with_capacity(wire.edges.len() / 4);
     for quad in wire.edges.chunks(4) {
-        pieces.push([colour(quad[0])?, colour(quad[1])?, colour(quad[2])?, colour(quad[3])?]);
+        pieces.push([
+            colour(quad[0])?,
+            colour(quad[1])?,
+            colour(quad[2])?,
+            colour(quad[3])?,
+        ]);
     }
-    let num_colors = u8::try_from(wire.num_colors)
-        .map_err(|_| WireError::new("puzzle.num_colors", format!("{} is out of range", wire.num_colors)))?;
+    let num_colors = u8::try_from(wire.num_colors).map_err(|_| {
+        WireError::new(
+            "puzzle.num_colors",
+            format!("{} is out of range", wire.num_colors),
+        )
+    })?;
     let hints = wire
         .hints
         .iter()
@@ -72,7 +84,9 @@ pub fn puzzle_from_wire(wire: &pb::Puzzle) -> Result<Puzzle, WireError> {
             Ok(Hint {
                 pos: h.pos as usize,
                 piece: h.piece as usize,
-                rot: u8::try_from(h.rot).map_err(|_| WireError::new("puzzle.hints", format!("rot {} is out of range", h.rot)))?,
+                rot: u8::try_from(h.rot).map_err(|_| {
+                    WireError::new("puzzle.hints", format!("rot {} is out of range", h.rot))
+                })?,
             })
         })
         .collect::<Result<Vec<_>, WireError>>()?;
@@ -156,7 +170,11 @@ mod tests {
             height: 1,
             num_colors: 2,
             pieces: vec![[0, 1, 0, 0], [0, 0, 2, 1]],
-            hints: vec![Hint { pos: 1, piece: 1, rot: 0 }],
+            hints: vec![Hint {
+                pos: 1,
+                piece: 1,
+                rot: 0,
+            }],
         }
     }
 
@@ -176,7 +194,11 @@ mod tests {
 
     #[test]
     fn prefixes_and_checkpoints_round_trip() {
-        let prefix = vec![Forced { pos: 3, piece: 7, rot: 2 }];
+        let prefix = vec![Forced {
+            pos: 3,
+            piece: 7,
+            rot: 2,
+        }];
         assert_eq!(decode_prefix(&encode_prefix(&prefix)).unwrap(), prefix);
         let cp = Checkpoint {
             engine: "dlx".into(),
@@ -185,7 +207,10 @@ mod tests {
             solutions: 9,
             nodes: 100,
         };
-        assert_eq!(decode_checkpoint(&encode_checkpoint(Some(&cp))).unwrap(), Some(cp));
+        assert_eq!(
+            decode_checkpoint(&encode_checkpoint(Some(&cp))).unwrap(),
+            Some(cp)
+        );
         assert_eq!(decode_checkpoint(&[]).unwrap(), None);
         assert!(decode_checkpoint(b"{").is_err());
     }

@@ -28,6 +28,6 @@ pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 pub const UNKNOWN_WORKER: &str = "unknown worker";
 
 pub use convert::{
-    decode_checkpoint, decode_prefix, encode_checkpoint, encode_prefix, engine_name,
-    parse_engine, parse_mode, puzzle_from_wire, puzzle_to_wire, WireError,
+    decode_checkpoint, decode_prefix, encode_checkpoint, encode_prefix, engine_name, parse_engine,
+    parse_mode, puzzle_from_wire, puzzle_to_wire, WireError,
 };

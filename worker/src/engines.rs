@@ -164,21 +164,34 @@ mod reference {
         let fixed = puzzle
             .hints
             .iter()
-            .map(|h| Forced { pos: h.pos, piece: h.piece, rot: h.rot })
+            .map(|h| Forced {
+                pos: h.pos,
+                piece: h.piece,
+                rot: h.rot,
+            })
             .chain(prefix.iter().copied());
         for f in fixed {
             if f.pos >= n || f.piece >= puzzle.pieces.len() || f.rot > 3 {
-                return Err(Error::Invalid(format!("forced placement {f:?} is outside the puzzle")));
+                return Err(Error::Invalid(format!(
+                    "forced placement {f:?} is outside the puzzle"
+                )));
             }
             if cells[f.pos].is_some() || used[f.piece] {
-                return Err(Error::Invalid(format!("forced placement {f:?} reuses a cell or piece")));
+                return Err(Error::Invalid(format!(
+                    "forced placement {f:?} reuses a cell or piece"
+                )));
             }
             cells[f.pos] = Some(rotate(puzzle.pieces[f.piece], f.rot));
             used[f.piece] = true;
         }
         let dead = (0..n).any(|pos| cells[pos].is_some_and(|e| !fits(puzzle, &cells, pos, e)));
         let free = (0..n).filter(|&p| cells[p].is_none()).collect();
-        Ok(Setup { cells, used, free, dead })
+        Ok(Setup {
+            cells,
+            used,
+            free,
+            dead,
+        })
     }
 
     /// Does `edges` on `pos` show grey exactly on the frame and match every
@@ -192,16 +205,23 @@ mod reference {
             (DOWN, (row + 1 < h).then(|| pos + w), UP),
             (LEFT, (col > 0).then(|| pos - 1), RIGHT),
         ];
-        neighbours.into_iter().all(|(side, other, facing)| match other {
-            None => edges[side] == 0,
-            Some(o) => edges[side] != 0 && cells[o].is_none_or(|e| e[facing] == edges[side]),
-        })
+        neighbours
+            .into_iter()
+            .all(|(side, other, facing)| match other {
+                None => edges[side] == 0,
+                Some(o) => edges[side] != 0 && cells[o].is_none_or(|e| e[facing] == edges[side]),
+            })
     }
 
     /// Placements for `pos`: unused pieces at each distinct rotation, taking
     /// only the first unused piece of a class of equal pieces so that a
     /// repeated piece never doubles a board.
-    fn candidates(puzzle: &Puzzle, cells: &[Option<Edges>], used: &[bool], pos: usize) -> Vec<Forced> {
+    fn candidates(
+        puzzle: &Puzzle,
+        cells: &[Option<Edges>],
+        used: &[bool],
+        pos: usize,
+    ) -> Vec<Forced> {
         let mut out = Vec::new();
         let mut classes_tried: Vec<Edges> = Vec::new();
         for (piece, &catalogue) in puzzle.pieces.iter().enumerate() {
@@ -240,7 +260,13 @@ mod reference {
         Ok(out)
     }
 
-    fn collect(puzzle: &Puzzle, s: &mut Setup, depth: usize, path: &mut Prefix, out: &mut Vec<Prefix>) {
+    fn collect(
+        puzzle: &Puzzle,
+        s: &mut Setup,
+        depth: usize,
+        path: &mut Prefix,
+        out: &mut Vec<Prefix>,
+    ) {
         if path.len() == depth {
             out.push(path.clone());
             return;
@@ -289,7 +315,10 @@ mod reference {
             };
             if !c.s.dead && !c.s.free.is_empty() {
                 let candidates = c.candidates_at(0);
-                c.stack.push(Frame { candidates, next: 0 });
+                c.stack.push(Frame {
+                    candidates,
+                    next: 0,
+                });
             }
             c.trivial_done = c.s.dead;
             Ok(c)
@@ -314,7 +343,10 @@ mod reference {
                     return Err(misfit());
                 }
                 let chosen = candidates[choice];
-                c.stack.push(Frame { candidates, next: choice });
+                c.stack.push(Frame {
+                    candidates,
+                    next: choice,
+                });
                 if level + 1 < cp.path.len() {
                     c.place(chosen);
                 }
@@ -404,7 +436,10 @@ mod reference {
                     self.stack[level].next += 1;
                 } else {
                     let candidates = self.candidates_at(level + 1);
-                    self.stack.push(Frame { candidates, next: 0 });
+                    self.stack.push(Frame {
+                        candidates,
+                        next: 0,
+                    });
                 }
             }
         }
@@ -418,7 +453,11 @@ mod reference {
                 return;
             };
             let mut stem = self.prefix.clone();
-            stem.extend(self.stack[self.base..k].iter().map(|f| f.candidates[f.next]));
+            stem.extend(
+                self.stack[self.base..k]
+                    .iter()
+                    .map(|f| f.candidates[f.next]),
+            );
             let frame = &mut self.stack[k];
             let donated = frame.candidates[frame.next + 1..]
                 .iter()
@@ -453,14 +492,24 @@ mod reference {
         let budget = budget.max(1);
         let mut placements: Vec<Option<Placement>> = vec![None; puzzle.cells()];
         for h in &puzzle.hints {
-            placements[h.pos] = Some(Placement { piece: h.piece, rot: h.rot });
+            placements[h.pos] = Some(Placement {
+                piece: h.piece,
+                rot: h.rot,
+            });
         }
         for f in prefix {
-            placements[f.pos] = Some(Placement { piece: f.piece, rot: f.rot });
+            placements[f.pos] = Some(Placement {
+                piece: f.piece,
+                rot: f.rot,
+            });
         }
         while nodes < budget {
             if control.is_stopped() {
-                return Ok(super::BestRun { nodes, best_score, end: RunEnd::Stopped });
+                return Ok(super::BestRun {
+                    nodes,
+                    best_score,
+                    end: RunEnd::Stopped,
+                });
             }
             let mut cells = base.cells.clone();
             let mut used = base.used.clone();
@@ -483,7 +532,10 @@ mod reference {
                 let (_, _, f) = chosen.expect("as many pieces as cells");
                 cells[pos] = Some(rotate(puzzle.pieces[f.piece], f.rot));
                 used[f.piece] = true;
-                board[pos] = Some(Placement { piece: f.piece, rot: f.rot });
+                board[pos] = Some(Placement {
+                    piece: f.piece,
+                    rot: f.rot,
+                });
                 nodes += 1;
             }
             let filled = Board::from_placements(puzzle, board);
@@ -496,7 +548,11 @@ mod reference {
                 break;
             }
         }
-        Ok(super::BestRun { nodes, best_score, end: RunEnd::BudgetSpent })
+        Ok(super::BestRun {
+            nodes,
+            best_score,
+            end: RunEnd::BudgetSpent,
+        })
     }
 
     /// Matched seams `edges` would make on `pos`, frame faces weighed so
@@ -551,7 +607,11 @@ mod reference {
             let whole = count_all(&p, &Vec::new());
             assert_eq!(whole, 4);
             for depth in 1..=4 {
-                let parts: u64 = prefixes(&p, depth).unwrap().iter().map(|x| count_all(&p, x)).sum();
+                let parts: u64 = prefixes(&p, depth)
+                    .unwrap()
+                    .iter()
+                    .map(|x| count_all(&p, x))
+                    .sum();
                 assert_eq!(parts, whole, "depth {depth}");
             }
         }

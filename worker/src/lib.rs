@@ -54,7 +54,11 @@ pub fn default_name() -> String {
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|h| h.trim().to_string())
         .unwrap_or_default();
-    let host = if host.is_empty() { "worker".to_string() } else { host };
+    let host = if host.is_empty() {
+        "worker".to_string()
+    } else {
+        host
+    };
     format!("{host}-{}", std::process::id())
 }
 
@@ -71,7 +75,10 @@ pub struct WorkerSummary {
 
 /// Runs until `shutdown` is cancelled, or fails at once when the
 /// coordinator refuses the registration (wrong protocol version or token).
-pub async fn run(config: WorkerConfig, shutdown: CancellationToken) -> Result<WorkerSummary, WorkerError> {
+pub async fn run(
+    config: WorkerConfig,
+    shutdown: CancellationToken,
+) -> Result<WorkerSummary, WorkerError> {
     let session = Arc::new(session::Session::connect(&config)?);
     session.register(&shutdown).await?;
     tracing::info!(name = %config.name, threads = config.threads, "worker registered");
@@ -79,7 +86,9 @@ pub async fn run(config: WorkerConfig, shutdown: CancellationToken) -> Result<Wo
     for slot in 0..config.threads {
         let session = Arc::clone(&session);
         let shutdown = shutdown.clone();
-        slots.push(tokio::spawn(async move { task::slot_loop(slot, session, shutdown).await }));
+        slots.push(tokio::spawn(async move {
+            task::slot_loop(slot, session, shutdown).await
+        }));
     }
     let mut summary = WorkerSummary::default();
     let mut failure = None;

@@ -46,7 +46,9 @@ impl From<CallError> for WorkerError {
     fn from(e: CallError) -> Self {
         match e {
             CallError::Refused(m) => WorkerError::Refused(m),
-            CallError::GaveUp => WorkerError::Internal("stopped before the coordinator answered".into()),
+            CallError::GaveUp => {
+                WorkerError::Internal("stopped before the coordinator answered".into())
+            }
         }
     }
 }
@@ -77,7 +79,8 @@ impl Session {
             .map_err(|e| address_error(e.to_string()))?
             .connect_timeout(Duration::from_secs(5))
             .tcp_nodelay(true);
-        let token = BearerToken::new(config.token.as_deref()).map_err(|s| address_error(s.message().to_string()))?;
+        let token = BearerToken::new(config.token.as_deref())
+            .map_err(|s| address_error(s.message().to_string()))?;
         let client = WorkerServiceClient::with_interceptor(endpoint.connect_lazy(), token)
             .max_decoding_message_size(e2_proto::MAX_MESSAGE_BYTES)
             .max_encoding_message_size(e2_proto::MAX_MESSAGE_BYTES);
@@ -123,7 +126,9 @@ impl Session {
                     };
                     return Ok(());
                 }
-                Err(s) if is_refusal(&s) => return Err(CallError::Refused(s.message().to_string())),
+                Err(s) if is_refusal(&s) => {
+                    return Err(CallError::Refused(s.message().to_string()))
+                }
                 Err(s) => {
                     tracing::warn!(code = ?s.code(), "register: {}; retrying", s.message());
                     if !backoff.sleep(stop).await {
@@ -137,7 +142,12 @@ impl Session {
     /// Makes `call` until it is answered, re-registering when the
     /// coordinator has forgotten this worker, backing off while it is away,
     /// and giving up when `stop` is cancelled.
-    pub async fn call<T, F, Fut>(&self, stop: &CancellationToken, what: &str, mut call: F) -> Result<T, CallError>
+    pub async fn call<T, F, Fut>(
+        &self,
+        stop: &CancellationToken,
+        what: &str,
+        mut call: F,
+    ) -> Result<T, CallError>
     where
         F: FnMut(WorkerClient, String) -> Fut,
         Fut: Future<Output = Result<Response<T>, Status>>,
@@ -151,11 +161,16 @@ impl Session {
             };
             match outcome {
                 Ok(reply) => return Ok(reply.into_inner()),
-                Err(s) if s.code() == Code::NotFound && s.message().starts_with(e2_proto::UNKNOWN_WORKER) => {
+                Err(s)
+                    if s.code() == Code::NotFound
+                        && s.message().starts_with(e2_proto::UNKNOWN_WORKER) =>
+                {
                     tracing::info!("{what}: the coordinator forgot this worker; registering again");
                     self.register(stop).await?;
                 }
-                Err(s) if is_refusal(&s) => return Err(CallError::Refused(s.message().to_string())),
+                Err(s) if is_refusal(&s) => {
+                    return Err(CallError::Refused(s.message().to_string()))
+                }
                 Err(s) => {
                     tracing::warn!(code = ?s.code(), "{what}: {}; retrying", s.message());
                     if !backoff.sleep(stop).await {
@@ -167,9 +182,11 @@ impl Session {
     }
 }
 
-
 fn is_refusal(s: &Status) -> bool {
-    matches!(s.code(), Code::Unauthenticated | Code::PermissionDenied | Code::FailedPrecondition)
+    matches!(
+        s.code(),
+        Code::Unauthenticated | Code::PermissionDenied | Code::FailedPrecondition
+    )
 }
 
 /// 100 ms doubling to 5 s: quick to notice a restarted coordinator, gentle on

@@ -15,7 +15,9 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use e2_proto::pb::{self, Assignment, CompleteRequest, FoundBoard, HeartbeatRequest, LeaseRequest, Mode, Split};
+use e2_proto::pb::{
+    self, Assignment, CompleteRequest, FoundBoard, HeartbeatRequest, LeaseRequest, Mode, Split,
+};
 use e2_shared::search::{Checkpoint, Control, Prefix, RunEnd};
 use e2_shared::Puzzle;
 use tokio_util::sync::CancellationToken;
@@ -32,13 +34,21 @@ const TICK: Duration = Duration::from_millis(20);
 /// the slice so the donation is reported promptly.
 const SPLIT_SETTLE: Duration = Duration::from_millis(30);
 
-pub async fn slot_loop(slot: usize, session: Arc<Session>, shutdown: CancellationToken) -> Result<WorkerSummary, WorkerError> {
+pub async fn slot_loop(
+    slot: usize,
+    session: Arc<Session>,
+    shutdown: CancellationToken,
+) -> Result<WorkerSummary, WorkerError> {
     let mut summary = WorkerSummary::default();
     while !shutdown.is_cancelled() {
         let max_tasks = 1;
         let reply = match session
             .call(&shutdown, "lease", |mut c, worker_id| async move {
-                c.lease(LeaseRequest { worker_id, max_tasks }).await
+                c.lease(LeaseRequest {
+                    worker_id,
+                    max_tasks,
+                })
+                .await
             })
             .await
         {
@@ -86,11 +96,19 @@ struct Task {
     seed: u64,
 }
 
-async fn run_assignment(session: &Session, shutdown: &CancellationToken, a: Assignment) -> Result<Outcome, WorkerError> {
+async fn run_assignment(
+    session: &Session,
+    shutdown: &CancellationToken,
+    a: Assignment,
+) -> Result<Outcome, WorkerError> {
     let lease = a.lease.unwrap_or_default();
     let decoded = (|| {
-        let puzzle = e2_proto::puzzle_from_wire(a.puzzle.as_ref().ok_or_else(|| "assignment without a puzzle".to_string())?)
-            .map_err(|e| e.to_string())?;
+        let puzzle = e2_proto::puzzle_from_wire(
+            a.puzzle
+                .as_ref()
+                .ok_or_else(|| "assignment without a puzzle".to_string())?,
+        )
+        .map_err(|e| e.to_string())?;
         let prefix = e2_proto::decode_prefix(&a.prefix).map_err(|e| e.to_string())?;
         let checkpoint = e2_proto::decode_checkpoint(&a.checkpoint).map_err(|e| e.to_string())?;
         Ok::<_, String>((puzzle, prefix, checkpoint))
@@ -126,23 +144,59 @@ enum StopReason {
     Shutdown,
 }
 
-async fn run_count(session: &Session, shutdown: &CancellationToken, mut task: Task) -> Result<Outcome, WorkerError> {
+async fn run_count(
+    session: &Session,
+    shutdown: &CancellationToken,
+    mut task: Task,
+) -> Result<Outcome, WorkerError> {
     loop {
         let control = Control::new();
         let engine_run = {
-            let (puzzle, prefix, checkpoint, control, engine) =
-                (Arc::clone(&task.puzzle), Arc::clone(&task.prefix), task.checkpoint.clone(), Arc::clone(&control), task.engine);
-            tokio::task::spawn_blocking(move || engines::count(&puzzle, engine, &prefix, checkpoint.as_ref(), u64::MAX, &control))
+            let (puzzle, prefix, checkpoint, control, engine) = (
+                Arc::clone(&task.puzzle),
+                Arc::clone(&task.prefix),
+                task.checkpoint.clone(),
+                Arc::clone(&control),
+                task.engine,
+            );
+            tokio::task::spawn_blocking(move || {
+                engines::count(
+                    &puzzle,
+                    engine,
+                    &prefix,
+                    checkpoint.as_ref(),
+                    u64::MAX,
+                    &control,
+                )
+            })
         };
         let progress = Progress {
             nodes: task.checkpoint.as_ref().map_or(0, |c| c.nodes),
             solutions: task.checkpoint.as_ref().map_or(0, |c| c.solutions),
         };
-        let stop = watch(session, shutdown, &task, &control, &engine_run.abort_handle(), progress, None, true).await;
+        let stop = watch(
+            session,
+            shutdown,
+            &task,
+            &control,
+            &engine_run.abort_handle(),
+            progress,
+            None,
+            true,
+        )
+        .await;
         let run = match engine_run.await {
             Ok(Ok(run)) => run,
             Ok(Err(e)) => return fail(session, shutdown, task.lease, e.to_string()).await,
-            Err(join) => return fail(session, shutdown, task.lease, format!("engine thread died: {join}")).await,
+            Err(join) => {
+                return fail(
+                    session,
+                    shutdown,
+                    task.lease,
+                    format!("engine thread died: {join}"),
+                )
+                .await
+            }
         };
         let donated = control.take_donated();
         let split = (!donated.is_empty()).then(|| {
@@ -153,7 +207,16 @@ async fn run_count(session: &Session, shutdown: &CancellationToken, mut task: Ta
             }
         });
         if run.end == RunEnd::Finished {
-            return complete(session, shutdown, &task, run.solutions, run.nodes, split, Vec::new()).await;
+            return complete(
+                session,
+                shutdown,
+                &task,
+                run.solutions,
+                run.nodes,
+                split,
+                Vec::new(),
+            )
+            .await;
         }
         let checkpoint = run.checkpoint.clone();
         if stop == Some(StopReason::LeaseLost) {
@@ -172,7 +235,11 @@ async fn run_count(session: &Session, shutdown: &CancellationToken, mut task: Ta
         };
         let reply = report(session, shutdown, release, request).await?;
         if release {
-            return Ok(if reply.is_some() { Outcome::Released } else { Outcome::Abandoned });
+            return Ok(if reply.is_some() {
+                Outcome::Released
+            } else {
+                Outcome::Abandoned
+            });
         }
         match reply {
             Some(r) if r.keep_going => {
@@ -184,28 +251,66 @@ async fn run_count(session: &Session, shutdown: &CancellationToken, mut task: Ta
     }
 }
 
-async fn run_best(session: &Session, shutdown: &CancellationToken, task: Task) -> Result<Outcome, WorkerError> {
+async fn run_best(
+    session: &Session,
+    shutdown: &CancellationToken,
+    task: Task,
+) -> Result<Outcome, WorkerError> {
     let control = Control::new();
     let found: Arc<Mutex<Vec<FoundBoard>>> = Arc::default();
     let engine_run = {
-        let (puzzle, prefix, control, found, engine) =
-            (Arc::clone(&task.puzzle), Arc::clone(&task.prefix), Arc::clone(&control), Arc::clone(&found), task.engine);
+        let (puzzle, prefix, control, found, engine) = (
+            Arc::clone(&task.puzzle),
+            Arc::clone(&task.prefix),
+            Arc::clone(&control),
+            Arc::clone(&found),
+            task.engine,
+        );
         let (seed, budget) = (task.seed, task.node_budget.max(1));
         tokio::task::spawn_blocking(move || {
             let mut on_improved = |board: &e2_shared::Board| {
                 if let Some(codes) = board.codes() {
                     let claimed_score = e2_shared::score::score(board);
-                    found.lock().expect("found lock").push(FoundBoard { codes, claimed_score });
+                    found.lock().expect("found lock").push(FoundBoard {
+                        codes,
+                        claimed_score,
+                    });
                 }
             };
-            engines::best(&puzzle, engine, &prefix, seed, budget, &control, &mut on_improved)
+            engines::best(
+                &puzzle,
+                engine,
+                &prefix,
+                seed,
+                budget,
+                &control,
+                &mut on_improved,
+            )
         })
     };
-    let stop = watch(session, shutdown, &task, &control, &engine_run.abort_handle(), Progress::default(), Some(&found), false).await;
+    let stop = watch(
+        session,
+        shutdown,
+        &task,
+        &control,
+        &engine_run.abort_handle(),
+        Progress::default(),
+        Some(&found),
+        false,
+    )
+    .await;
     let run = match engine_run.await {
         Ok(Ok(run)) => run,
         Ok(Err(e)) => return fail(session, shutdown, task.lease, e.to_string()).await,
-        Err(join) => return fail(session, shutdown, task.lease, format!("engine thread died: {join}")).await,
+        Err(join) => {
+            return fail(
+                session,
+                shutdown,
+                task.lease,
+                format!("engine thread died: {join}"),
+            )
+            .await
+        }
     };
     let boards = std::mem::take(&mut *found.lock().expect("found lock"));
     match stop {
@@ -219,9 +324,15 @@ async fn run_best(session: &Session, shutdown: &CancellationToken, task: Task) -
                 ..Default::default()
             };
             let reply = report(session, shutdown, true, request).await?;
-            Ok(if reply.is_some() { Outcome::Released } else { Outcome::Abandoned })
+            Ok(if reply.is_some() {
+                Outcome::Released
+            } else {
+                Outcome::Abandoned
+            })
         }
-        Some(StopReason::Slice) | None => complete(session, shutdown, &task, 0, run.nodes, None, boards).await,
+        Some(StopReason::Slice) | None => {
+            complete(session, shutdown, &task, 0, run.nodes, None, boards).await
+        }
     }
 }
 
@@ -271,7 +382,8 @@ async fn watch(
             continue;
         }
         let slice_over = slices
-            && (started.elapsed() >= timings.checkpoint || split_asked.is_some_and(|t| t.elapsed() >= SPLIT_SETTLE));
+            && (started.elapsed() >= timings.checkpoint
+                || split_asked.is_some_and(|t| t.elapsed() >= SPLIT_SETTLE));
         if slice_over {
             control.stop();
             stopped = Some(StopReason::Slice);
@@ -281,7 +393,9 @@ async fn watch(
             continue;
         }
         last_heartbeat = Instant::now();
-        let boards = found.map(|f| std::mem::take(&mut *f.lock().expect("found lock"))).unwrap_or_default();
+        let boards = found
+            .map(|f| std::mem::take(&mut *f.lock().expect("found lock")))
+            .unwrap_or_default();
         let request = HeartbeatRequest {
             worker_id: String::new(),
             lease: Some(task.lease),
@@ -302,7 +416,12 @@ async fn watch(
             Ok(r) => {
                 let r = r.into_inner();
                 if !r.keep_going {
-                    tracing::info!(job = task.lease.job_id, task = task.lease.task_id, "lease lost: {}", r.reason);
+                    tracing::info!(
+                        job = task.lease.job_id,
+                        task = task.lease.task_id,
+                        "lease lost: {}",
+                        r.reason
+                    );
                     control.stop();
                     stopped = Some(StopReason::LeaseLost);
                 } else if r.split_wanted && slices && split_asked.is_none() {
@@ -327,7 +446,10 @@ async fn report(
     let give_up = give_up_token(shutdown, releasing);
     match session
         .call(&give_up, "heartbeat", |mut c, worker_id| {
-            let request = HeartbeatRequest { worker_id, ..request.clone() };
+            let request = HeartbeatRequest {
+                worker_id,
+                ..request.clone()
+            };
             async move { c.heartbeat(request).await }
         })
         .await
@@ -374,8 +496,17 @@ async fn complete(
 }
 
 /// Reports an engine failure: the coordinator fails the job with `error`.
-async fn fail(session: &Session, shutdown: &CancellationToken, lease: pb::Lease, error: String) -> Result<Outcome, WorkerError> {
-    tracing::error!(job = lease.job_id, task = lease.task_id, "task failed: {error}");
+async fn fail(
+    session: &Session,
+    shutdown: &CancellationToken,
+    lease: pb::Lease,
+    error: String,
+) -> Result<Outcome, WorkerError> {
+    tracing::error!(
+        job = lease.job_id,
+        task = lease.task_id,
+        "task failed: {error}"
+    );
     let request = CompleteRequest {
         lease: Some(lease),
         error,
@@ -384,12 +515,19 @@ async fn fail(session: &Session, shutdown: &CancellationToken, lease: pb::Lease,
     send_completion(session, shutdown, request).await
 }
 
-async fn send_completion(session: &Session, shutdown: &CancellationToken, request: CompleteRequest) -> Result<Outcome, WorkerError> {
+async fn send_completion(
+    session: &Session,
+    shutdown: &CancellationToken,
+    request: CompleteRequest,
+) -> Result<Outcome, WorkerError> {
     // A finished task is worth delivering even while stopping.
     let give_up = give_up_token(shutdown, shutdown.is_cancelled());
     match session
         .call(&give_up, "complete", |mut c, worker_id| {
-            let request = CompleteRequest { worker_id, ..request.clone() };
+            let request = CompleteRequest {
+                worker_id,
+                ..request.clone()
+            };
             async move { c.complete(request).await }
         })
         .await

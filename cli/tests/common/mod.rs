@@ -30,13 +30,18 @@ pub fn read_puzzle(path: &Path) -> e2_shared::Puzzle {
 pub fn engine_count(path: &Path, engine: e2_worker::engines::Engine) -> u64 {
     let puzzle = read_puzzle(path);
     let control = e2_shared::search::Control::default();
-    let run = e2_worker::engines::count(&puzzle, engine, &Vec::new(), None, u64::MAX, &control).unwrap();
+    let run =
+        e2_worker::engines::count(&puzzle, engine, &Vec::new(), None, u64::MAX, &control).unwrap();
     assert_eq!(run.end, e2_shared::search::RunEnd::Finished);
     run.solutions
 }
 
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// A child process killed (SIGKILL) when dropped.
@@ -160,7 +165,11 @@ impl Cluster {
             if out.status.success() {
                 return;
             }
-            assert!(start.elapsed() < Duration::from_secs(20), "coordinator did not come up: {}", self.coordinator.as_ref().unwrap().log_text());
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "coordinator did not come up: {}",
+                self.coordinator.as_ref().unwrap().log_text()
+            );
             std::thread::sleep(Duration::from_millis(100));
         }
     }
@@ -186,7 +195,9 @@ impl Cluster {
 
     pub fn client_with_token(&self, args: &[&str], token: Option<&str>) -> Output {
         let mut cmd = Command::new(E2);
-        cmd.args(args).env("E2_COORDINATOR", self.url()).env_remove("E2_TOKEN");
+        cmd.args(args)
+            .env("E2_COORDINATOR", self.url())
+            .env_remove("E2_TOKEN");
         if let Some(t) = token {
             cmd.env("E2_TOKEN", t);
         }
@@ -198,27 +209,47 @@ impl Cluster {
         let mut args = vec!["submit", "--puzzle", &p];
         args.extend_from_slice(extra);
         let out = self.client(&args);
-        assert!(out.status.success(), "submit failed: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "submit failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let text = String::from_utf8(out.stdout).unwrap();
-        text.trim().parse().unwrap_or_else(|_| panic!("submit printed {text:?}, not a job id"))
+        text.trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("submit printed {text:?}, not a job id"))
     }
 
     pub fn status(&self, job: u64) -> Value {
         let out = self.client(&["status", &job.to_string()]);
-        assert!(out.status.success(), "status failed: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "status failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         serde_json::from_slice(&out.stdout).unwrap()
     }
 
     /// The status, or `None` while the coordinator does not answer.
     pub fn try_status(&self, job: u64) -> Option<Value> {
         let out = self.client(&["status", &job.to_string()]);
-        out.status.success().then(|| serde_json::from_slice(&out.stdout).unwrap())
+        out.status
+            .success()
+            .then(|| serde_json::from_slice(&out.stdout).unwrap())
     }
 
     pub fn ledger(&self, job: u64) -> Vec<Value> {
         let out = self.client(&["status", &job.to_string(), "--ledger"]);
-        assert!(out.status.success(), "ledger failed: {}", String::from_utf8_lossy(&out.stderr));
-        serde_json::from_slice::<Value>(&out.stdout).unwrap().as_array().unwrap().clone()
+        assert!(
+            out.status.success(),
+            "ledger failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .clone()
     }
 
     /// Polls until `pred` holds on the status (bounded).
@@ -231,20 +262,30 @@ impl Cluster {
                 }
                 assert!(start.elapsed() < within, "timed out; last status {s}");
             } else {
-                assert!(start.elapsed() < within, "timed out; coordinator not answering");
+                assert!(
+                    start.elapsed() < within,
+                    "timed out; coordinator not answering"
+                );
             }
             std::thread::sleep(Duration::from_millis(100));
         }
     }
 
     pub fn wait_done(&self, job: u64, within: Duration) -> Value {
-        self.wait_until(job, within, |s| s["state"] != "queued" && s["state"] != "running")
+        self.wait_until(job, within, |s| {
+            s["state"] != "queued" && s["state"] != "running"
+        })
     }
 }
 
 /// Runs a command to completion, killing it after `within`.
 pub fn run_bounded(mut cmd: Command, within: Duration) -> Output {
-    let child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let id = child.id();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {

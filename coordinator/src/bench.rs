@@ -41,7 +41,7 @@ impl Default for BenchOptions {
             tiny_tasks: 2_000,
             tiny_workers: 32,
             worker_counts: vec![1, 2],
-            engine: Engine::Backtrack,
+            engine: Engine::Dlx,
         }
     }
 }

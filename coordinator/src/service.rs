@@ -66,17 +66,22 @@ impl Shared {
         let (result, durable) = {
             let mut ledger = self.ledger.lock().expect("ledger lock");
             let (result, writes) = f(&mut ledger, Clock::now())?;
-            if let Err(e) = self.store.commit(&writes) {
-                tracing::error!("{e}; stopping so that a restart reloads a consistent state");
-                self.stop.cancel();
-                return Err(Status::unavailable(format!(
-                    "coordinator storage failed: {e}"
-                )));
+            match self.store.commit(&writes) {
+                Ok(seq) => (
+                    result,
+                    (writes.durable && !writes.is_empty()).then_some(seq),
+                ),
+                Err(e) => {
+                    tracing::error!("{e}; stopping so that a restart reloads a consistent state");
+                    self.stop.cancel();
+                    return Err(Status::unavailable(format!(
+                        "coordinator storage failed: {e}"
+                    )));
+                }
             }
-            (result, writes.durable && !writes.is_empty())
         };
-        if durable {
-            if let Err(e) = self.store.flush().await {
+        if let Some(seq) = durable {
+            if let Err(e) = self.store.flush_upto(seq).await {
                 tracing::error!("{e}; stopping so that a restart reloads a consistent state");
                 self.stop.cancel();
                 return Err(Status::unavailable(format!(

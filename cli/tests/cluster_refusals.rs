@@ -117,3 +117,41 @@ fn a_worker_of_another_protocol_version_is_refused_by_name() {
         "{log}"
     );
 }
+
+/// The standard gRPC health service answers, behind the same token.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_health_service_reports_serving_behind_the_token() {
+    use tonic_health::pb::{
+        health_check_response::ServingStatus, health_client::HealthClient, HealthCheckRequest,
+    };
+    let mut cluster = Cluster::new();
+    cluster.token = Some("health-token".into());
+    let url = cluster.url();
+    let cluster = tokio::task::spawn_blocking(move || {
+        cluster.start_coordinator(&[]);
+        cluster
+    })
+    .await
+    .unwrap();
+    let channel = tonic::transport::Endpoint::from_shared(url)
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let service = "e2.v1.WorkerService".to_string();
+    let denied = HealthClient::new(channel.clone())
+        .check(HealthCheckRequest {
+            service: service.clone(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(denied.code(), tonic::Code::Unauthenticated);
+    let token = e2_proto::auth::BearerToken::new(Some("health-token")).unwrap();
+    let reply = HealthClient::with_interceptor(channel, token)
+        .check(HealthCheckRequest { service })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(reply.status, ServingStatus::Serving as i32);
+    drop(cluster);
+}

@@ -34,6 +34,7 @@ pub mod signals;
 pub mod store;
 
 pub use client::{Client, SubmitOptions};
+pub use e2_worker::engines::Engine;
 pub use embedded::{run_best, run_count, BestOptions, BestOutcome, CountOutcome};
 pub use ledger::LedgerConfig;
 pub use server::{start, CoordinatorConfig, CoordinatorError, Running};

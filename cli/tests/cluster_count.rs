@@ -123,3 +123,47 @@ fn a_restarted_coordinator_resumes_without_rerunning_finished_tasks() {
         }
     }
 }
+
+/// A worker stopped by SIGTERM hands its running tasks back with their
+/// checkpoints: they are ready again, resumable, not lost and not done.
+#[test]
+fn a_stopped_worker_hands_its_tasks_back_with_checkpoints() {
+    let Some(puzzle) = data("brendan/s2_06x06.json") else {
+        return;
+    };
+    let mut cluster = Cluster::new();
+    cluster.start_coordinator(&["--checkpoint-ms", "150"]);
+    cluster.start_worker(2, &[]);
+    let job = cluster.submit(&puzzle, &["--mode", "count", "--engine", "dlx"]);
+    // Long enough for both threads to have taken several checkpoints.
+    cluster.wait_until(job, JOB_TIME, |s| s["tasks_running"] == 2);
+    std::thread::sleep(Duration::from_millis(1200));
+    let status = cluster.workers[0].sigterm(Duration::from_secs(15));
+    assert!(
+        status.is_some_and(|s| s.success()),
+        "{}",
+        cluster.workers[0].log_text()
+    );
+    let ledger = cluster.ledger(job);
+    let handed_back: Vec<_> = ledger
+        .iter()
+        .filter(|t| t["state"] == "ready" && t["has_checkpoint"] == true)
+        .collect();
+    assert!(
+        !handed_back.is_empty(),
+        "no task was handed back with a checkpoint"
+    );
+    assert!(
+        ledger.iter().all(|t| t["state"] != "leased"),
+        "a lease outlived its worker"
+    );
+    for t in handed_back {
+        assert_eq!(t["completions"], 0, "{t}");
+        assert!(
+            t["nodes"].as_u64().unwrap() > 0,
+            "the checkpoint carries progress: {t}"
+        );
+    }
+    let out = cluster.client(&["cancel", &job.to_string()]);
+    assert!(out.status.success());
+}

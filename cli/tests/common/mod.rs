@@ -150,7 +150,12 @@ impl Cluster {
         let listen = format!("127.0.0.1:{}", self.port);
         let data = self.data_dir().to_string_lossy().into_owned();
         let mut args = vec!["coordinator", "--listen", &listen, "--data", &data];
-        args.extend_from_slice(FAST);
+        // The fast defaults, except those `extra` sets itself.
+        for pair in FAST.chunks(2) {
+            if !extra.contains(&pair[0]) {
+                args.extend_from_slice(pair);
+            }
+        }
         args.extend_from_slice(extra);
         let token;
         if let Some(t) = &self.token {

@@ -1,1 +1,335 @@
-//! The bitmask backtracker.
+//! The cache-friendly bitmask backtracker: exhaustive counting, first
+//! solution, prefix subtasks, and best-score search (SPEC §1, §6).
+//!
+//! The engine is built for raw node rate, because every use of it is a race
+//! against an exponential tree:
+//!
+//! - `plan` fixes everything the fill order decides before the search
+//!   starts: per searched cell, its table and the neighbours that key it.
+//! - `tables` holds one flat candidate array and one flat offsets array:
+//!   the candidates of a cell for the colours its placed neighbours show
+//!   are one contiguous run, found by a multiply-add per constrained side.
+//! - `candidate` packs a placement in one `u32` that the board stores as is.
+//! - `classes` makes pieces equal up to rotation one class with a stock,
+//!   so a solution is counted once per distinct board (SPEC §2).
+//! - `walk` is the explicit-stack depth-first loop shared by counting,
+//!   first-solution and prefix enumeration; `poll` is how it hears its
+//!   driver, `checkpoint` how its position is saved and laid back, and
+//!   `split` how it gives untried branches away.
+//! - `best` is the best-score search: strict (deepest partial board) or
+//!   break-tolerant with a depth schedule, with seeded restarts.
+//!
+//! Hints and a subtask's forced placements are *pinned*: laid on the board
+//! before the search and treated as placed before every cell, so the
+//! neighbours of a pinned cell simply see one more constrained side.
+//!
+//! Used pieces are tracked as a stock count per piece class rather than a
+//! bit per piece: for a real set every class holds one piece and the count
+//! is the bit, and for sets that repeat pieces (the clue puzzles) the same
+//! test-and-decrement makes twins one candidate, so each distinct board is
+//! counted once. The count is one load and one compare, as a bit test is.
+//!
+//! A *node* is one successful placement. Counts, first solutions, prefix
+//! enumeration, checkpoints and splits run on `walk`; the best-score
+//! search has its own loop because it carries breaks and scores per level.
+
+mod best;
+mod candidate;
+mod checkpoint;
+mod classes;
+mod plan;
+mod poll;
+mod split;
+mod tables;
+mod walk;
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+pub use best::{BestConfig, BestReport, BreakSchedule};
+
+use crate::error::{Error, Result};
+use crate::model::{Board, Puzzle};
+use crate::order::FillOrder;
+use crate::search::{Checkpoint, Control, Prefix, RunEnd};
+use plan::Plan;
+use poll::Driver;
+use walk::{Count, Counters, Entry, SearchState, Visitor};
+
+/// The `engine` field of this engine's checkpoints.
+pub const ENGINE: &str = "backtrack";
+
+/// What may interrupt a count, and when it reports checkpoints.
+#[derive(Debug, Clone, Default)]
+pub struct CountLimits {
+    /// Nodes this call may visit before stopping with a checkpoint.
+    pub node_budget: Option<u64>,
+    /// Hand a checkpoint to the callback every this many nodes.
+    pub checkpoint_every: Option<u64>,
+    /// Stop and split requests from the driver.
+    pub control: Option<Arc<Control>>,
+    /// Raise to get one checkpoint at the next poll (the engine lowers it).
+    pub checkpoint_request: Option<Arc<AtomicBool>>,
+}
+
+/// The outcome of a count. `solutions` and `nodes` include what a resumed
+/// checkpoint had already counted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CountReport {
+    pub solutions: u64,
+    pub nodes: u64,
+    pub end: RunEnd,
+    /// Where to resume; `None` when the subtree was searched to the end.
+    pub checkpoint: Option<Checkpoint>,
+}
+
+/// The outcome of a first-solution search.
+#[derive(Debug, Clone)]
+pub struct FirstReport {
+    pub board: Option<Board>,
+    pub nodes: u64,
+    pub end: RunEnd,
+    /// Where to resume a count: just before the board found, so the
+    /// resumed count includes it.
+    pub checkpoint: Option<Checkpoint>,
+}
+
+/// A backtracker for one subtask: a puzzle, a fill order and a prefix.
+#[derive(Debug, Clone)]
+pub struct Backtracker {
+    puzzle: Puzzle,
+    plan: Plan,
+    state: SearchState,
+}
+
+impl Backtracker {
+    /// Plans the search of the subtree under `prefix` (forced placements
+    /// applied like hints). Errors name a bad puzzle field or prefix entry.
+    pub fn new(puzzle: &Puzzle, order: FillOrder, prefix: &Prefix) -> Result<Self> {
+        let plan = Plan::new(puzzle, order, prefix, false)?;
+        let state = SearchState::new(&plan);
+        Ok(Backtracker {
+            puzzle: puzzle.clone(),
+            plan,
+            state,
+        })
+    }
+
+    pub fn order(&self) -> FillOrder {
+        self.plan.order
+    }
+
+    pub fn prefix(&self) -> &Prefix {
+        &self.plan.prefix
+    }
+
+    /// Cells the search fills (all cells minus hints and forced placements).
+    pub fn searched_cells(&self) -> usize {
+        self.plan.levels.len()
+    }
+
+    /// Counts every complete board of the subtree.
+    pub fn count(&mut self, limits: &CountLimits) -> CountReport {
+        self.count_with(limits, |_| {})
+    }
+
+    /// [`Backtracker::count`], handing periodic and requested checkpoints to `on_checkpoint`.
+    pub fn count_with(
+        &mut self,
+        limits: &CountLimits,
+        on_checkpoint: impl FnMut(&Checkpoint),
+    ) -> CountReport {
+        self.state.reset(&self.plan);
+        self.run_count(Entry::Fresh, Counters::default(), limits, on_checkpoint)
+    }
+
+    /// Continues a count from `checkpoint`; the final totals equal an
+    /// uninterrupted run's. The checkpoint must come from this subtask
+    /// under the same fill order.
+    pub fn resume(
+        &mut self,
+        checkpoint: &Checkpoint,
+        limits: &CountLimits,
+        on_checkpoint: impl FnMut(&Checkpoint),
+    ) -> Result<CountReport> {
+        let entry = self.replay(checkpoint)?;
+        let counters = Counters {
+            nodes: checkpoint.nodes,
+            solutions: checkpoint.solutions,
+        };
+        Ok(self.run_count(entry, counters, limits, on_checkpoint))
+    }
+
+    /// Searches for one complete board.
+    pub fn first_solution(&mut self, limits: &CountLimits) -> FirstReport {
+        self.state.reset(&self.plan);
+        if let Some(trivial) = self.trivial() {
+            return FirstReport {
+                board: (trivial.solutions == 1)
+                    .then(|| self.plan.board(&self.puzzle, &self.state.board, 0)),
+                nodes: 0,
+                end: if trivial.solutions == 1 {
+                    RunEnd::FoundFirst
+                } else {
+                    RunEnd::Finished
+                },
+                checkpoint: None,
+            };
+        }
+        let mut visitor = FirstBoard {
+            puzzle: &self.puzzle,
+            board: None,
+        };
+        let mut counters = Counters::default();
+        let mut driver = Driver::new(limits, &self.puzzle, |_: &Checkpoint| {}, 0);
+        let leaf = self.plan.levels.len();
+        let (end, top) = walk::walk(
+            &self.plan,
+            &mut self.state,
+            leaf,
+            Entry::Fresh,
+            &mut counters,
+            &mut driver,
+            &mut visitor,
+        );
+        FirstReport {
+            board: visitor.board,
+            nodes: counters.nodes,
+            end,
+            checkpoint: top
+                .map(|t| checkpoint::checkpoint(&self.plan, &self.state, Some(t), &counters)),
+        }
+    }
+
+    /// Every consistent placement of the first `depth` searched cells of the
+    /// fill order, as prefixes extending this subtask's own. Their counts sum
+    /// to this subtask's count. `depth` beyond the searched cells is clamped.
+    pub fn prefixes(&mut self, depth: usize) -> Vec<Prefix> {
+        self.state.reset(&self.plan);
+        if !self.plan.pinned_consistent {
+            return Vec::new();
+        }
+        let depth = depth.min(self.plan.levels.len());
+        if depth == 0 {
+            return vec![self.plan.prefix.clone()];
+        }
+        let mut visitor = CollectPrefixes {
+            puzzle: &self.puzzle,
+            depth,
+            prefixes: Vec::new(),
+        };
+        let limits = CountLimits::default();
+        let mut driver = Driver::new(&limits, &self.puzzle, |_: &Checkpoint| {}, 0);
+        walk::walk(
+            &self.plan,
+            &mut self.state,
+            depth,
+            Entry::Fresh,
+            &mut Counters::default(),
+            &mut driver,
+            &mut visitor,
+        );
+        visitor.prefixes
+    }
+
+    /// The answer when there is nothing to search: no board if the pinned
+    /// cells disagree, the pinned board itself if they cover everything.
+    fn trivial(&self) -> Option<Counters> {
+        if !self.plan.pinned_consistent {
+            return Some(Counters::default());
+        }
+        self.plan.levels.is_empty().then_some(Counters {
+            nodes: 0,
+            solutions: 1,
+        })
+    }
+
+    fn replay(&mut self, checkpoint: &Checkpoint) -> Result<Entry> {
+        if checkpoint.engine != ENGINE {
+            return Err(Error::Invalid(format!(
+                "checkpoint: engine \"{}\" cannot be resumed by the \"{ENGINE}\" engine",
+                checkpoint.engine
+            )));
+        }
+        if checkpoint.prefix != self.plan.prefix {
+            return Err(Error::Invalid(
+                "checkpoint: its prefix is not this subtask's prefix".to_string(),
+            ));
+        }
+        Ok(
+            match checkpoint::replay(&self.plan, &mut self.state, &checkpoint.path)? {
+                Some(top) => Entry::Placed(top),
+                None => Entry::Fresh,
+            },
+        )
+    }
+
+    fn run_count(
+        &mut self,
+        entry: Entry,
+        mut counters: Counters,
+        limits: &CountLimits,
+        on_checkpoint: impl FnMut(&Checkpoint),
+    ) -> CountReport {
+        if let Some(trivial) = self.trivial() {
+            return CountReport {
+                solutions: trivial.solutions,
+                nodes: counters.nodes,
+                end: RunEnd::Finished,
+                checkpoint: None,
+            };
+        }
+        let mut driver = Driver::new(limits, &self.puzzle, on_checkpoint, counters.nodes);
+        let leaf = self.plan.levels.len();
+        let (end, top) = walk::walk(
+            &self.plan,
+            &mut self.state,
+            leaf,
+            entry,
+            &mut counters,
+            &mut driver,
+            &mut Count,
+        );
+        CountReport {
+            solutions: counters.solutions,
+            nodes: counters.nodes,
+            end,
+            checkpoint: top
+                .map(|t| checkpoint::checkpoint(&self.plan, &self.state, Some(t), &counters)),
+        }
+    }
+}
+
+/// Every consistent placement of the first `depth` searched cells of
+/// `order` on `puzzle`, as prefixes (see [`Backtracker::prefixes`]).
+pub fn prefixes(puzzle: &Puzzle, order: FillOrder, depth: usize) -> Result<Vec<Prefix>> {
+    Ok(Backtracker::new(puzzle, order, &Prefix::new())?.prefixes(depth))
+}
+
+struct FirstBoard<'a> {
+    puzzle: &'a Puzzle,
+    board: Option<Board>,
+}
+
+impl Visitor for FirstBoard<'_> {
+    fn leaf(&mut self, plan: &Plan, state: &SearchState, _: &mut Counters) -> bool {
+        // Not counted: the checkpoint stands just before this board, so a
+        // resumed count includes it exactly once.
+        self.board = Some(plan.board(self.puzzle, &state.board, plan.levels.len()));
+        true
+    }
+}
+
+struct CollectPrefixes<'a> {
+    puzzle: &'a Puzzle,
+    depth: usize,
+    prefixes: Vec<Prefix>,
+}
+
+impl Visitor for CollectPrefixes<'_> {
+    fn leaf(&mut self, plan: &Plan, state: &SearchState, _: &mut Counters) -> bool {
+        self.prefixes
+            .push(plan.forced(self.puzzle, &state.board, self.depth, None));
+        false
+    }
+}

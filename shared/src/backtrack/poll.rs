@@ -1,0 +1,97 @@
+//! Polling: how a running walk hears its driver without slowing down.
+//!
+//! The walk compares its node count with one precomputed mark per node;
+//! only at the mark (the next of: [`POLL_INTERVAL`] nodes, the budget, the
+//! next periodic checkpoint) does it call [`Driver::poll`], which reads the
+//! stop and split requests, enforces the budget and hands out checkpoints.
+//! The stop and split flags are atomics in [`crate::search::Control`], so
+//! no lock is ever taken on the hot path.
+
+use std::sync::atomic::Ordering;
+
+use super::checkpoint::checkpoint;
+use super::plan::Plan;
+use super::split::split;
+use super::walk::{Counters, SearchState};
+use super::CountLimits;
+use crate::model::Puzzle;
+use crate::search::{Checkpoint, RunEnd, POLL_INTERVAL};
+
+/// The driver's side of a walk: limits, the checkpoint callback, and what a
+/// split needs to name donated prefixes.
+pub(crate) struct Driver<'a, F: FnMut(&Checkpoint)> {
+    pub limits: &'a CountLimits,
+    pub puzzle: &'a Puzzle,
+    pub on_checkpoint: F,
+    /// Nodes at which the run's budget is spent.
+    budget_end: u64,
+    next_checkpoint: u64,
+}
+
+impl<'a, F: FnMut(&Checkpoint)> Driver<'a, F> {
+    pub(crate) fn new(
+        limits: &'a CountLimits,
+        puzzle: &'a Puzzle,
+        on_checkpoint: F,
+        nodes_at_start: u64,
+    ) -> Self {
+        let budget_end = limits
+            .node_budget
+            .map_or(u64::MAX, |b| nodes_at_start.saturating_add(b));
+        let next_checkpoint = limits
+            .checkpoint_every
+            .map_or(u64::MAX, |n| nodes_at_start.saturating_add(n.max(1)));
+        Driver {
+            limits,
+            puzzle,
+            on_checkpoint,
+            budget_end,
+            next_checkpoint,
+        }
+    }
+
+    pub(crate) fn next_mark(&self, nodes: u64) -> u64 {
+        (nodes + POLL_INTERVAL)
+            .min(self.budget_end)
+            .min(self.next_checkpoint)
+    }
+
+    /// Runs at each mark with levels `0..=top` placed. `Some(end)` stops the walk.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn poll(
+        &mut self,
+        plan: &Plan,
+        state: &mut SearchState,
+        top: usize,
+        counters: &Counters,
+    ) -> Option<RunEnd> {
+        if let Some(control) = &self.limits.control {
+            if control.is_stopped() {
+                return Some(RunEnd::Stopped);
+            }
+            if control.split_wanted() {
+                let donated = split(plan, state, self.puzzle, top);
+                if !donated.is_empty() {
+                    control.donate(donated);
+                }
+            }
+        }
+        if counters.nodes >= self.budget_end {
+            return Some(RunEnd::BudgetSpent);
+        }
+        let requested = self
+            .limits
+            .checkpoint_request
+            .as_ref()
+            .is_some_and(|r| r.swap(false, Ordering::AcqRel));
+        if counters.nodes >= self.next_checkpoint || requested {
+            (self.on_checkpoint)(&checkpoint(plan, state, Some(top), counters));
+            if counters.nodes >= self.next_checkpoint {
+                let every = self.limits.checkpoint_every.unwrap_or(u64::MAX).max(1);
+                self.next_checkpoint = counters.nodes.saturating_add(every);
+            }
+        }
+        None
+    }
+}

@@ -1,0 +1,92 @@
+//! Exhaustive counts against published facts, and their invariance under
+//! the fill order.
+
+mod common;
+
+use e2_shared::backtrack::{Backtracker, CountLimits};
+use e2_shared::order::FillOrder;
+use e2_shared::search::{Prefix, RunEnd};
+
+fn count(relative: &str, order: FillOrder) -> Option<u64> {
+    let puzzle = common::puzzle(relative)?;
+    let report = Backtracker::new(&puzzle, order, &Prefix::new())
+        .unwrap()
+        .count(&CountLimits::default());
+    assert_eq!(report.end, RunEnd::Finished);
+    assert!(report.checkpoint.is_none());
+    Some(report.solutions)
+}
+
+/// Published exhaustive counts (data README): every board, whole-board
+/// rotations counted separately.
+fn check_published(published: &[(&str, u64)]) {
+    for &(file, expected) in published {
+        let Some(n) = count(file, FillOrder::RowMajor) else {
+            return;
+        };
+        assert_eq!(n, expected, "{file}");
+    }
+}
+
+#[test]
+fn brendan_small_counts_match_the_published_ones() {
+    check_published(&[
+        ("brendan/s1_04x04.json", 36),
+        ("brendan/s1_05x05.json", 16),
+        ("brendan/s2_04x04.json", 48),
+        ("brendan/s2_05x05.json", 4),
+    ]);
+}
+
+#[test]
+fn brendan_set_1_six_by_six_count_is_260() {
+    check_published(&[("brendan/s1_06x06.json", 260)]);
+}
+
+#[test]
+fn brendan_set_2_six_by_six_count_is_160() {
+    check_published(&[("brendan/s2_06x06.json", 160)]);
+}
+
+#[test]
+fn every_fill_order_gives_the_same_count() {
+    for (file, expected) in [
+        ("brendan/s1_04x04.json", 36),
+        ("brendan/s2_04x04.json", 48),
+        ("brendan/s1_05x05.json", 16),
+        ("brendan/s2_05x05.json", 4),
+    ] {
+        for order in FillOrder::ALL {
+            let Some(n) = count(file, order) else { return };
+            assert_eq!(n, expected, "{file} under {order}");
+        }
+    }
+}
+
+#[test]
+fn clue_puzzles_with_repeated_pieces_have_a_perfect_first_board() {
+    use e2_shared::score::{max_score, score};
+    // Row-major needs billions of nodes on clue 1; the spiral closes early.
+    for (file, order) in [
+        ("clue_puzzles/clue1.json", FillOrder::SpiralIn),
+        ("clue_puzzles/clue3.json", FillOrder::SpiralIn),
+        ("clue_puzzles/clue3.json", FillOrder::RowMajor),
+    ] {
+        let Some(puzzle) = common::puzzle(file) else {
+            return;
+        };
+        let mut bt = Backtracker::new(&puzzle, order, &Prefix::new()).unwrap();
+        let report = bt.first_solution(&CountLimits::default());
+        let board = report.board.expect("the clue puzzles are solvable");
+        assert_eq!(score(&board), max_score(puzzle.width, puzzle.height));
+        // Twins were handed distinct piece identities.
+        let mut pieces: Vec<usize> = board
+            .placements
+            .unwrap()
+            .iter()
+            .map(|p| p.unwrap().piece)
+            .collect();
+        pieces.sort_unstable();
+        assert_eq!(pieces, (0..puzzle.pieces.len()).collect::<Vec<_>>());
+    }
+}

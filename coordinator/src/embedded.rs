@@ -319,7 +319,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let puzzle = ring();
         let expected = {
-            let control = e2_shared::search::Control::default();
+            let control = e2_shared::search::Control::new();
             e2_worker::engines::count(
                 &puzzle,
                 Engine::Backtrack,
@@ -369,7 +369,7 @@ mod tests {
         };
         let puzzle = crate::puzzle_input::read(&text).unwrap();
         let expected = {
-            let control = e2_shared::search::Control::default();
+            let control = e2_shared::search::Control::new();
             e2_worker::engines::count(&puzzle, Engine::Dlx, &Vec::new(), None, u64::MAX, &control)
                 .unwrap()
                 .solutions
@@ -378,7 +378,7 @@ mod tests {
         let interrupt = CancellationToken::new();
         let later = interrupt.clone();
         tokio::spawn(async move {
-            tokio::time::sleep(Duration::from_millis(700)).await;
+            tokio::time::sleep(Duration::from_millis(400)).await;
             later.cancel();
         });
         let first = count(&puzzle, Engine::Dlx, Some(dir.path().into()), 2, interrupt)
@@ -386,7 +386,7 @@ mod tests {
             .unwrap();
         assert!(
             !first.finished,
-            "finished within 0.7 s: the interruption was not tested"
+            "finished within 0.4 s: the interruption was not tested"
         );
         let second = count(
             &puzzle,

@@ -28,6 +28,8 @@ use crate::{WorkerError, WorkerSummary};
 
 /// How long a stopping worker keeps trying to hand its tasks back.
 const RELEASE_GRACE: Duration = Duration::from_secs(10);
+/// How long a stopping worker waits for the answer to a lease request.
+const LEASE_GRACE: Duration = Duration::from_secs(2);
 /// How often the watcher looks at the engine and the clock.
 const TICK: Duration = Duration::from_millis(20);
 /// After asking the engine to split, let it reach a poll before stopping
@@ -40,10 +42,24 @@ pub async fn slot_loop(
     shutdown: CancellationToken,
 ) -> Result<WorkerSummary, WorkerError> {
     let mut summary = WorkerSummary::default();
+    // A lease request already sent when the worker is told to stop must
+    // still get its answer: the coordinator may have granted the lease, and
+    // a lease nobody knows about would sit idle until it expires. So the
+    // request gives up only a little after shutdown, and whatever it brings
+    // is run, which stops at once and hands the task back.
+    let lease_give_up = CancellationToken::new();
+    {
+        let (shutdown, give_up) = (shutdown.clone(), lease_give_up.clone());
+        tokio::spawn(async move {
+            shutdown.cancelled().await;
+            tokio::time::sleep(LEASE_GRACE).await;
+            give_up.cancel();
+        });
+    }
     while !shutdown.is_cancelled() {
         let max_tasks = 1;
         let reply = match session
-            .call(&shutdown, "lease", |mut c, worker_id| async move {
+            .call(&lease_give_up, "lease", |mut c, worker_id| async move {
                 c.lease(LeaseRequest {
                     worker_id,
                     max_tasks,

@@ -2,11 +2,11 @@
 //! to their stated score and honour the hints; the best score never
 //! decreases from one query to the next, nor across a coordinator restart.
 
-mod common;
+mod cluster_support;
 
 use std::time::{Duration, Instant};
 
-use common::{data, read_puzzle, Cluster};
+use cluster_support::{data, read_puzzle, Cluster};
 use e2_shared::Board;
 use serde_json::Value;
 

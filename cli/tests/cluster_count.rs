@@ -2,12 +2,12 @@
 //! 127.0.0.1) equal the single-process engine count, also when a worker or
 //! the coordinator is killed mid-job.
 
-mod common;
+mod cluster_support;
 
 use std::collections::HashMap;
 use std::time::Duration;
 
-use common::{data, engine_count, Cluster};
+use cluster_support::{data, engine_count, Cluster};
 use e2_worker::engines::Engine;
 
 const JOB_TIME: Duration = Duration::from_secs(120);

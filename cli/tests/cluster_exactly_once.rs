@@ -2,11 +2,11 @@
 //! completion replayed, or arriving after its lease expired and was
 //! re-issued, is ignored; only the current lease's completion counts.
 
-mod common;
+mod cluster_support;
 
 use std::time::Duration;
 
-use common::Cluster;
+use cluster_support::Cluster;
 use e2_proto::pb::{self, worker_service_client::WorkerServiceClient};
 
 /// Four distinct corners that close into one 2x2 board.

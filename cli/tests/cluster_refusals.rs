@@ -2,11 +2,11 @@
 //! puzzle (with a clear error, and no job created), a worker of another
 //! protocol version (with a message saying so).
 
-mod common;
+mod cluster_support;
 
 use std::time::Duration;
 
-use common::Cluster;
+use cluster_support::Cluster;
 
 fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
@@ -35,9 +35,9 @@ fn a_wrong_or_missing_token_is_refused() {
     );
     // A worker with the wrong token gives up at once, saying why.
     let url = cluster.url();
-    let out = common::run_bounded(
+    let out = cluster_support::run_bounded(
         {
-            let mut c = std::process::Command::new(common::E2);
+            let mut c = std::process::Command::new(cluster_support::E2);
             c.args([
                 "worker",
                 "--coordinator",

@@ -167,3 +167,28 @@ fn a_stopped_worker_hands_its_tasks_back_with_checkpoints() {
     let out = cluster.client(&["cancel", &job.to_string()]);
     assert!(out.status.success());
 }
+
+/// Long (about a minute on two cores): Brendan's set-1 6x6 with DLX, whose
+/// tasks run long enough for idle workers to have them split. Run with
+/// `cargo test -p e2 --test cluster_count -- --ignored`.
+#[test]
+#[ignore]
+fn a_long_count_with_splits_keeps_the_published_count() {
+    let Some(puzzle) = data("brendan/s1_06x06.json") else {
+        return;
+    };
+    let mut cluster = Cluster::new();
+    cluster.start_coordinator(&["--split-after-ms", "100"]);
+    cluster.start_worker(1, &[]);
+    cluster.start_worker(1, &[]);
+    let job = cluster.submit(&puzzle, &["--mode", "count", "--engine", "dlx"]);
+    let s = cluster.wait_done(job, Duration::from_secs(600));
+    // Published: 260 boards (65 up to rotation).
+    assert_eq!(s["solutions"].as_u64(), Some(260), "{s}");
+    let ledger = cluster.ledger(job);
+    // Whether a split happens depends on timing (a long task still running
+    // while a worker idles); report it rather than demand it.
+    let split = ledger.iter().filter(|t| !t["parent"].is_null()).count();
+    eprintln!("{split} of {} tasks came from splits", ledger.len());
+    assert!(ledger.iter().all(|t| t["completions"] == 1));
+}

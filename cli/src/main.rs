@@ -5,6 +5,7 @@
 //! `e2_worker` for the cluster). Errors reach the user as one line each via
 //! anyhow, never as a panic.
 
+mod cluster;
 mod commands;
 mod input;
 
@@ -42,6 +43,8 @@ enum Command {
     /// Count an exact cover problem with colours in Knuth's dlx1/dlx2 text
     /// format, with the DLX engine (Algorithm C).
     Dlx(dlx::DlxArgs),
+    #[command(flatten)]
+    Cluster(cluster::ClusterCommand),
 }
 
 fn main() {
@@ -52,6 +55,7 @@ fn main() {
         Command::Render(args) => boards::render(args),
         Command::Generate(args) => generate::run(args),
         Command::Dlx(args) => dlx::run(args),
+        Command::Cluster(c) => cluster::run(c),
     };
     if let Err(error) = result {
         eprintln!("error: {error:#}");

@@ -1,0 +1,356 @@
+//! The cluster commands: run a coordinator or a worker, and talk to a
+//! coordinator as a user (submit, status, best, watch, cancel).
+//!
+//! Each command parses its flags and calls one function of
+//! `e2_coordinator` or `e2_worker`; all logic lives there. The coordinator
+//! address and token default to `$E2_COORDINATOR` and `$E2_TOKEN`, so a
+//! shell configured once needs neither flag.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand, ValueEnum};
+use e2_coordinator::client::{self, Client, SubmitOptions};
+use e2_coordinator::{signals, CoordinatorConfig, LedgerConfig};
+use e2_proto::pb;
+use e2_worker::WorkerConfig;
+use tokio_util::sync::CancellationToken;
+
+#[derive(Debug, Subcommand)]
+pub enum ClusterCommand {
+    /// Run a coordinator: it stores jobs in --data and serves workers and clients.
+    Coordinator(CoordinatorArgs),
+    /// Run a worker: lease tasks from a coordinator and run the engines.
+    Worker(WorkerArgs),
+    /// Submit a puzzle; prints the job id alone on stdout.
+    Submit(SubmitArgs),
+    /// Print a job's status as JSON (every job without JOB).
+    Status(StatusArgs),
+    /// Print a best job's best boards as BoardDoc JSON documents, best first.
+    Best(BestArgs),
+    /// Show a live progress line until the job is over.
+    Watch(JobArgs),
+    /// Cancel a job; prints its final status as JSON.
+    Cancel(JobArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct Connection {
+    /// Coordinator URL, e.g. http://10.0.0.5:7450.
+    #[arg(long, env = "E2_COORDINATOR")]
+    coordinator: String,
+    /// Bearer token the coordinator was started with.
+    #[arg(long, env = "E2_TOKEN", hide_env_values = true)]
+    token: Option<String>,
+}
+
+impl Connection {
+    fn url(&self) -> String {
+        with_scheme(&self.coordinator)
+    }
+
+    async fn client(&self) -> Result<Client> {
+        Client::connect(&self.url(), self.token.as_deref()).await
+    }
+}
+
+/// `host:port` is taken to mean `http://host:port`.
+fn with_scheme(address: &str) -> String {
+    if address.contains("://") {
+        address.to_string()
+    } else {
+        format!("http://{address}")
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct CoordinatorArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:7450")]
+    listen: SocketAddr,
+    /// Data directory (sled); restarting on the same one resumes every job.
+    #[arg(long)]
+    data: PathBuf,
+    /// Refuse every RPC without `authorization: Bearer <token>`.
+    #[arg(long, env = "E2_TOKEN", hide_env_values = true)]
+    token: Option<String>,
+    /// A lease not renewed for this long is re-queued.
+    #[arg(long, default_value_t = 30_000, hide = true)]
+    lease_ttl_ms: u64,
+    #[arg(long, default_value_t = 5_000, hide = true)]
+    heartbeat_ms: u64,
+    /// How often workers checkpoint a count.
+    #[arg(long, default_value_t = 20_000, hide = true)]
+    checkpoint_ms: u64,
+    /// Count tasks leased this long may be split for idle workers.
+    #[arg(long, default_value_t = 2_000, hide = true)]
+    split_after_ms: u64,
+    /// Nodes per lease of a best task.
+    #[arg(long, default_value_t = 20_000_000, hide = true)]
+    best_budget: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct WorkerArgs {
+    /// Coordinator URL, e.g. http://10.0.0.5:7450.
+    #[arg(long, env = "E2_COORDINATOR")]
+    coordinator: String,
+    /// Engine threads (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+    #[arg(long, env = "E2_TOKEN", hide_env_values = true)]
+    token: Option<String>,
+    /// Name shown in the coordinator's log (default: host-pid).
+    #[arg(long)]
+    name: Option<String>,
+    /// Announce another protocol version (to test the refusal).
+    #[arg(long, hide = true)]
+    protocol_version: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ModeArg {
+    Count,
+    Best,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum EngineArg {
+    Dlx,
+    Backtrack,
+}
+
+impl From<EngineArg> for pb::Engine {
+    fn from(e: EngineArg) -> Self {
+        match e {
+            EngineArg::Dlx => pb::Engine::Dlx,
+            EngineArg::Backtrack => pb::Engine::Backtrack,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct SubmitArgs {
+    #[command(flatten)]
+    connection: Connection,
+    /// Puzzle JSON file.
+    #[arg(long)]
+    puzzle: PathBuf,
+    #[arg(long, value_enum)]
+    mode: ModeArg,
+    #[arg(long, value_enum, default_value = "backtrack")]
+    engine: EngineArg,
+    /// Best jobs: stop after this many seconds.
+    #[arg(long)]
+    time: Option<u64>,
+    /// Best jobs: stop once this score is reached (default: the maximum).
+    #[arg(long)]
+    target_score: Option<u32>,
+    /// Best jobs: how many boards to keep.
+    #[arg(long)]
+    top: Option<u32>,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    #[command(flatten)]
+    connection: Connection,
+    job: Option<u64>,
+    /// List every task with its lease and completion counts.
+    #[arg(long, requires = "job")]
+    ledger: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct BestArgs {
+    #[command(flatten)]
+    connection: Connection,
+    job: u64,
+    #[arg(long, default_value_t = 1)]
+    top: u32,
+}
+
+#[derive(Debug, Args)]
+pub struct JobArgs {
+    #[command(flatten)]
+    connection: Connection,
+    job: u64,
+}
+
+pub fn run(command: ClusterCommand) -> Result<()> {
+    let server_side = matches!(
+        command,
+        ClusterCommand::Coordinator(_) | ClusterCommand::Worker(_)
+    );
+    init_logging(if server_side { "info" } else { "warn" });
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async move {
+        match command {
+            ClusterCommand::Coordinator(a) => coordinator(a).await,
+            ClusterCommand::Worker(a) => worker(a).await,
+            ClusterCommand::Submit(a) => submit(a).await,
+            ClusterCommand::Status(a) => status(a).await,
+            ClusterCommand::Best(a) => best(a).await,
+            ClusterCommand::Watch(a) => watch(a).await,
+            ClusterCommand::Cancel(a) => cancel(a).await,
+        }
+    })
+}
+
+fn init_logging(default: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// A token cancelled by SIGTERM or Ctrl-C.
+fn on_signal() -> CancellationToken {
+    let token = CancellationToken::new();
+    let cancel = token.clone();
+    tokio::spawn(async move {
+        signals::terminated().await;
+        tracing::info!("stopping");
+        cancel.cancel();
+    });
+    token
+}
+
+async fn coordinator(a: CoordinatorArgs) -> Result<()> {
+    let ms = Duration::from_millis;
+    let config = CoordinatorConfig {
+        data_dir: a.data,
+        token: a.token,
+        ledger: LedgerConfig {
+            lease_ttl: ms(a.lease_ttl_ms),
+            heartbeat: ms(a.heartbeat_ms),
+            checkpoint: ms(a.checkpoint_ms),
+            split_after: ms(a.split_after_ms),
+            best_node_budget: a.best_budget,
+            ..LedgerConfig::default()
+        },
+    };
+    let running = e2_coordinator::start(config, a.listen, on_signal()).await?;
+    tracing::info!("coordinator listening on {}", running.addr);
+    running.wait().await?;
+    Ok(())
+}
+
+async fn worker(a: WorkerArgs) -> Result<()> {
+    let threads = a
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let mut config = WorkerConfig::new(with_scheme(&a.coordinator), threads);
+    config.token = a.token;
+    if let Some(name) = a.name {
+        config.name = name;
+    }
+    if let Some(v) = a.protocol_version {
+        config.protocol_version = v;
+    }
+    let summary = e2_worker::run(config, on_signal()).await?;
+    tracing::info!(
+        completed = summary.tasks_completed,
+        released = summary.tasks_released,
+        abandoned = summary.tasks_abandoned,
+        "worker stopped"
+    );
+    Ok(())
+}
+
+async fn submit(a: SubmitArgs) -> Result<()> {
+    let text = std::fs::read_to_string(&a.puzzle)
+        .with_context(|| format!("cannot read {}", a.puzzle.display()))?;
+    let mut options = match a.mode {
+        ModeArg::Count => SubmitOptions::count(a.engine.into()),
+        ModeArg::Best => SubmitOptions::best(a.engine.into()),
+    };
+    if matches!(a.mode, ModeArg::Count)
+        && (a.time.is_some() || a.target_score.is_some() || a.top.is_some())
+    {
+        bail!("--time, --target-score and --top apply to --mode best only");
+    }
+    options.time_limit = a.time.map(Duration::from_secs);
+    options.target_score = a.target_score;
+    options.top_k = a.top;
+    let job = a
+        .connection
+        .client()
+        .await?
+        .submit(&text, &options)
+        .await
+        .with_context(|| format!("{} was not submitted", a.puzzle.display()))?;
+    println!("{job}");
+    Ok(())
+}
+
+async fn status(a: StatusArgs) -> Result<()> {
+    let mut c = a.connection.client().await?;
+    let value = match (a.job, a.ledger) {
+        (Some(job), true) => client::ledger_json(&c.ledger(job).await?),
+        (Some(job), false) => client::status_json(&c.status(job).await?),
+        (None, _) => {
+            serde_json::Value::Array(c.list().await?.iter().map(client::status_json).collect())
+        }
+    };
+    println!("{}", serde_json::to_string_pretty(&value)?);
+    Ok(())
+}
+
+async fn best(a: BestArgs) -> Result<()> {
+    let docs = a
+        .connection
+        .client()
+        .await?
+        .best(a.job, a.top.max(1))
+        .await?;
+    if docs.is_empty() {
+        bail!("job {} has no board yet", a.job);
+    }
+    for doc in docs {
+        println!("{doc}");
+    }
+    Ok(())
+}
+
+async fn watch(a: JobArgs) -> Result<()> {
+    use std::io::{IsTerminal, Write};
+    let mut stream = a.connection.client().await?.watch(a.job).await?;
+    let tty = std::io::stdout().is_terminal();
+    let mut last = None;
+    while let Some(status) = stream.message().await? {
+        let line = client::progress_line(&status);
+        if tty {
+            print!("\r\x1b[2K{line}");
+            std::io::stdout().flush()?;
+        } else {
+            println!("{line}");
+        }
+        last = Some(status);
+    }
+    if tty {
+        println!();
+    }
+    match last {
+        Some(s) if client::state_name(&s) == "failed" => {
+            bail!("job {} failed: {}", s.job_id, s.error)
+        }
+        _ => Ok(()),
+    }
+}
+
+async fn cancel(a: JobArgs) -> Result<()> {
+    let status = a.connection.client().await?.cancel(a.job).await?;
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&client::status_json(&status))?
+    );
+    Ok(())
+}

@@ -1,0 +1,308 @@
+//! Harness for the cluster tests: real `e2` processes on 127.0.0.1, real
+//! sled directories in temp dirs, every wait bounded, every child killed
+//! when its guard drops.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+pub const E2: &str = env!("CARGO_BIN_EXE_e2");
+
+/// Where the shared data sits (beside the repo); `None` with a notice when absent.
+pub fn data(rel: &str) -> Option<PathBuf> {
+    let p = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data")).join(rel);
+    if p.exists() {
+        Some(p)
+    } else {
+        eprintln!("skipping: {} is absent", p.display());
+        None
+    }
+}
+
+pub fn read_puzzle(path: &Path) -> e2_shared::Puzzle {
+    e2_coordinator::puzzle_input::read(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The single-process engine count, for comparison.
+pub fn engine_count(path: &Path, engine: e2_worker::engines::Engine) -> u64 {
+    let puzzle = read_puzzle(path);
+    let control = e2_shared::search::Control::new();
+    let run =
+        e2_worker::engines::count(&puzzle, engine, &Vec::new(), None, u64::MAX, &control).unwrap();
+    assert_eq!(run.end, e2_shared::search::RunEnd::Finished);
+    run.solutions
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A child process killed (SIGKILL) when dropped.
+pub struct Proc {
+    pub child: Child,
+    pub log: PathBuf,
+}
+
+impl Proc {
+    pub fn sigkill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// SIGTERM, then the exit status (bounded wait).
+    pub fn sigterm(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        unsafe {
+            libc::kill(self.child.id() as i32, libc::SIGTERM);
+        }
+        self.wait_exit(within)
+    }
+
+    pub fn wait_exit(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let start = Instant::now();
+        while start.elapsed() < within {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                return Some(s);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Short leases and checkpoints so that failures are noticed in a test's time.
+pub const FAST: &[&str] = &[
+    "--lease-ttl-ms",
+    "1500",
+    "--heartbeat-ms",
+    "200",
+    "--checkpoint-ms",
+    "400",
+    "--split-after-ms",
+    "300",
+];
+
+pub struct Cluster {
+    pub dir: tempfile::TempDir,
+    pub port: u16,
+    pub coordinator: Option<Proc>,
+    pub workers: Vec<Proc>,
+    pub token: Option<String>,
+    spawned: usize,
+}
+
+impl Cluster {
+    pub fn new() -> Self {
+        Cluster {
+            dir: tempfile::tempdir().unwrap(),
+            port: free_port(),
+            coordinator: None,
+            workers: Vec::new(),
+            token: None,
+            spawned: 0,
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    pub fn data_dir(&self) -> PathBuf {
+        self.dir.path().join("data")
+    }
+
+    fn spawn(&mut self, args: &[&str]) -> Proc {
+        self.spawned += 1;
+        let log = self.dir.path().join(format!("proc{}.log", self.spawned));
+        let mut cmd = Command::new(E2);
+        cmd.args(args)
+            .env_remove("E2_TOKEN")
+            .env_remove("E2_COORDINATOR")
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(std::fs::File::create(&log).unwrap())
+            .stderr(std::fs::File::create(log.with_extension("err")).unwrap());
+        Proc {
+            child: cmd.spawn().unwrap(),
+            log: log.with_extension("err"),
+        }
+    }
+
+    /// Starts the coordinator and waits until it answers.
+    pub fn start_coordinator(&mut self, extra: &[&str]) {
+        let listen = format!("127.0.0.1:{}", self.port);
+        let data = self.data_dir().to_string_lossy().into_owned();
+        let mut args = vec!["coordinator", "--listen", &listen, "--data", &data];
+        // The fast defaults, except those `extra` sets itself.
+        for pair in FAST.chunks(2) {
+            if !extra.contains(&pair[0]) {
+                args.extend_from_slice(pair);
+            }
+        }
+        args.extend_from_slice(extra);
+        let token;
+        if let Some(t) = &self.token {
+            token = t.clone();
+            args.extend_from_slice(&["--token", &token]);
+        }
+        let p = self.spawn(&args);
+        self.coordinator = Some(p);
+        let start = Instant::now();
+        loop {
+            let out = self.client(&["status"]);
+            if out.status.success() {
+                return;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "coordinator did not come up: {}",
+                self.coordinator.as_ref().unwrap().log_text()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    pub fn start_worker(&mut self, threads: usize, extra: &[&str]) {
+        let url = self.url();
+        let threads = threads.to_string();
+        let mut args = vec!["worker", "--coordinator", &url, "--threads", &threads];
+        args.extend_from_slice(extra);
+        let token;
+        if let Some(t) = &self.token {
+            token = t.clone();
+            args.extend_from_slice(&["--token", &token]);
+        }
+        let p = self.spawn(&args);
+        self.workers.push(p);
+    }
+
+    /// Runs a client command (bounded to 30 s) against this cluster.
+    pub fn client(&self, args: &[&str]) -> Output {
+        self.client_with_token(args, self.token.as_deref())
+    }
+
+    pub fn client_with_token(&self, args: &[&str], token: Option<&str>) -> Output {
+        let mut cmd = Command::new(E2);
+        cmd.args(args)
+            .env("E2_COORDINATOR", self.url())
+            .env_remove("E2_TOKEN");
+        if let Some(t) = token {
+            cmd.env("E2_TOKEN", t);
+        }
+        run_bounded(cmd, Duration::from_secs(30))
+    }
+
+    pub fn submit(&self, puzzle: &Path, extra: &[&str]) -> u64 {
+        let p = puzzle.to_string_lossy().into_owned();
+        let mut args = vec!["submit", "--puzzle", &p];
+        args.extend_from_slice(extra);
+        let out = self.client(&args);
+        assert!(
+            out.status.success(),
+            "submit failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        text.trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("submit printed {text:?}, not a job id"))
+    }
+
+    pub fn status(&self, job: u64) -> Value {
+        let out = self.client(&["status", &job.to_string()]);
+        assert!(
+            out.status.success(),
+            "status failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    /// The status, or `None` while the coordinator does not answer.
+    pub fn try_status(&self, job: u64) -> Option<Value> {
+        let out = self.client(&["status", &job.to_string()]);
+        out.status
+            .success()
+            .then(|| serde_json::from_slice(&out.stdout).unwrap())
+    }
+
+    pub fn ledger(&self, job: u64) -> Vec<Value> {
+        let out = self.client(&["status", &job.to_string(), "--ledger"]);
+        assert!(
+            out.status.success(),
+            "ledger failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .clone()
+    }
+
+    /// Polls until `pred` holds on the status (bounded).
+    pub fn wait_until(&self, job: u64, within: Duration, pred: impl Fn(&Value) -> bool) -> Value {
+        let start = Instant::now();
+        loop {
+            if let Some(s) = self.try_status(job) {
+                if pred(&s) {
+                    return s;
+                }
+                assert!(start.elapsed() < within, "timed out; last status {s}");
+            } else {
+                assert!(
+                    start.elapsed() < within,
+                    "timed out; coordinator not answering"
+                );
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    pub fn wait_done(&self, job: u64, within: Duration) -> Value {
+        self.wait_until(job, within, |s| {
+            s["state"] != "queued" && s["state"] != "running"
+        })
+    }
+}
+
+/// Runs a command to completion, killing it after `within`.
+pub fn run_bounded(mut cmd: Command, within: Duration) -> Output {
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let id = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(within) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            unsafe {
+                libc::kill(id as i32, libc::SIGKILL);
+            }
+            panic!("command timed out after {within:?}");
+        }
+    }
+}

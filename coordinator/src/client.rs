@@ -1,0 +1,322 @@
+//! What a user-facing command needs to talk to a coordinator.
+//!
+//! [`Client`] wraps the generated client with the bearer token and message
+//! limits and turns gRPC statuses into errors that read well on a terminal.
+//! [`status_json`], [`ledger_json`] and [`progress_line`] render answers the
+//! way `e2 status`, `e2 status --ledger` and `e2 watch` print them, so the
+//! CLI stays a thin layer and the embedded runner prints the same lines.
+
+use std::time::Duration;
+
+use anyhow::{anyhow, Context, Result};
+use e2_proto::auth::BearerToken;
+use e2_proto::pb::client_service_client::ClientServiceClient;
+use e2_proto::pb::{self, JobStatus};
+use serde_json::{json, Value};
+use tonic::codegen::InterceptedService;
+use tonic::transport::{Channel, Endpoint};
+use tonic::Streaming;
+
+/// Options of `e2 submit`.
+#[derive(Debug, Clone)]
+pub struct SubmitOptions {
+    pub mode: pb::Mode,
+    pub engine: pb::Engine,
+    /// Best jobs: stop after this long.
+    pub time_limit: Option<Duration>,
+    /// Best jobs: stop at this score (default: the maximum).
+    pub target_score: Option<u32>,
+    /// Best jobs: boards to keep.
+    pub top_k: Option<u32>,
+}
+
+impl SubmitOptions {
+    pub fn count(engine: pb::Engine) -> Self {
+        SubmitOptions {
+            mode: pb::Mode::Count,
+            engine,
+            time_limit: None,
+            target_score: None,
+            top_k: None,
+        }
+    }
+
+    pub fn best(engine: pb::Engine) -> Self {
+        SubmitOptions {
+            mode: pb::Mode::Best,
+            ..SubmitOptions::count(engine)
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct Client {
+    inner: ClientServiceClient<InterceptedService<Channel, BearerToken>>,
+}
+
+/// A gRPC status as a one-line error: the coordinator's own words.
+fn rpc_error(s: tonic::Status) -> anyhow::Error {
+    match s.code() {
+        tonic::Code::Unavailable => anyhow!("coordinator unavailable: {}", s.message()),
+        tonic::Code::Unauthenticated => anyhow!("refused by the coordinator: {}", s.message()),
+        _ => anyhow!("{}", s.message()),
+    }
+}
+
+impl Client {
+    /// Connects to `url` (`http://host:port`), failing if nobody answers.
+    pub async fn connect(url: &str, token: Option<&str>) -> Result<Self> {
+        let channel = Endpoint::from_shared(url.to_string())
+            .with_context(|| format!("coordinator address \"{url}\""))?
+            .connect_timeout(Duration::from_secs(5))
+            .connect()
+            .await
+            .with_context(|| format!("cannot reach the coordinator at {url}"))?;
+        let token = BearerToken::new(token).map_err(rpc_error)?;
+        let inner = ClientServiceClient::with_interceptor(channel, token)
+            .max_decoding_message_size(e2_proto::MAX_MESSAGE_BYTES)
+            .max_encoding_message_size(e2_proto::MAX_MESSAGE_BYTES);
+        Ok(Client { inner })
+    }
+
+    /// Submits Puzzle JSON text; the job id. A puzzle the coordinator
+    /// refuses creates no job, and the error says why.
+    pub async fn submit(&mut self, puzzle_json: &str, options: &SubmitOptions) -> Result<u64> {
+        let request = pb::SubmitRequest {
+            puzzle_json: puzzle_json.to_string(),
+            mode: options.mode as i32,
+            engine: options.engine as i32,
+            time_limit_secs: options.time_limit.map_or(0, |t| t.as_secs().max(1)),
+            target_score: options.target_score,
+            top_k: options.top_k.unwrap_or(0),
+        };
+        Ok(self
+            .inner
+            .submit(request)
+            .await
+            .map_err(rpc_error)?
+            .into_inner()
+            .job_id)
+    }
+
+    pub async fn status(&mut self, job_id: u64) -> Result<JobStatus> {
+        Ok(self
+            .inner
+            .status(pb::StatusRequest { job_id })
+            .await
+            .map_err(rpc_error)?
+            .into_inner())
+    }
+
+    pub async fn list(&mut self) -> Result<Vec<JobStatus>> {
+        Ok(self
+            .inner
+            .list_jobs(pb::ListJobsRequest {})
+            .await
+            .map_err(rpc_error)?
+            .into_inner()
+            .jobs)
+    }
+
+    /// The best `top` boards as BoardDoc JSON, best first.
+    pub async fn best(&mut self, job_id: u64, top: u32) -> Result<Vec<String>> {
+        Ok(self
+            .inner
+            .best(pb::BestRequest { job_id, top })
+            .await
+            .map_err(rpc_error)?
+            .into_inner()
+            .board_docs)
+    }
+
+    pub async fn cancel(&mut self, job_id: u64) -> Result<JobStatus> {
+        Ok(self
+            .inner
+            .cancel(pb::CancelRequest { job_id })
+            .await
+            .map_err(rpc_error)?
+            .into_inner())
+    }
+
+    pub async fn watch(&mut self, job_id: u64) -> Result<Streaming<JobStatus>> {
+        Ok(self
+            .inner
+            .watch(pb::WatchRequest { job_id })
+            .await
+            .map_err(rpc_error)?
+            .into_inner())
+    }
+
+    /// Every task of a job, as durable on the coordinator's disk.
+    pub async fn ledger(&mut self, job_id: u64) -> Result<Vec<pb::TaskEntry>> {
+        Ok(self
+            .inner
+            .ledger(pb::LedgerRequest { job_id })
+            .await
+            .map_err(rpc_error)?
+            .into_inner()
+            .tasks)
+    }
+}
+
+pub fn state_name(s: &JobStatus) -> &'static str {
+    match pb::JobState::try_from(s.state) {
+        Ok(pb::JobState::Queued) => "queued",
+        Ok(pb::JobState::Running) => "running",
+        Ok(pb::JobState::Done) => "done",
+        Ok(pb::JobState::Cancelled) => "cancelled",
+        Ok(pb::JobState::Failed) => "failed",
+        _ => "unknown",
+    }
+}
+
+pub fn is_over(s: &JobStatus) -> bool {
+    matches!(state_name(s), "done" | "cancelled" | "failed")
+}
+
+fn mode_name(s: &JobStatus) -> &'static str {
+    match pb::Mode::try_from(s.mode) {
+        Ok(pb::Mode::Best) => "best",
+        _ => "count",
+    }
+}
+
+/// The JSON `e2 status JOB` prints.
+pub fn status_json(s: &JobStatus) -> Value {
+    let mut v = json!({
+        "job": s.job_id,
+        "state": state_name(s),
+        "mode": mode_name(s),
+        "engine": e2_proto::engine_name(pb::Engine::try_from(s.engine).unwrap_or(pb::Engine::Backtrack)),
+        "puzzle": s.puzzle_name,
+        "tasks_done": s.tasks_done,
+        "tasks_total": s.tasks_total,
+        "tasks_running": s.tasks_running,
+        "nodes": s.nodes,
+        "nodes_per_sec": s.nodes_per_sec.round(),
+        "elapsed_secs": (s.elapsed_secs * 10.0).round() / 10.0,
+        "workers": s.workers,
+    });
+    let map = v.as_object_mut().expect("object");
+    match mode_name(s) {
+        "count" => {
+            map.insert("solutions".into(), json!(s.solutions));
+            if let Some(eta) = s.eta_secs {
+                map.insert("eta_secs".into(), json!(eta.round()));
+            }
+        }
+        _ => {
+            map.insert("best_score".into(), json!(s.best_score));
+            map.insert("max_score".into(), json!(s.max_score));
+        }
+    }
+    if !s.error.is_empty() {
+        map.insert("error".into(), json!(s.error));
+    }
+    v
+}
+
+/// The JSON `e2 status JOB --ledger` prints: one entry per task.
+pub fn ledger_json(tasks: &[pb::TaskEntry]) -> Value {
+    Value::Array(
+        tasks
+            .iter()
+            .map(|t| {
+                json!({
+                    "task": t.task_id,
+                    "parent": t.parent,
+                    "state": t.state,
+                    "leases": t.leases,
+                    "completions": t.completions,
+                    "ignored_completions": t.ignored_completions,
+                    "solutions": t.solutions,
+                    "nodes": t.nodes,
+                    "splits": t.split_seq,
+                    "prefix": serde_json::from_str::<Value>(&t.prefix_json).unwrap_or(Value::Null),
+                    "has_checkpoint": t.has_checkpoint,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// One line of `e2 watch`: tasks, rate, best score or count, ETA.
+pub fn progress_line(s: &JobStatus) -> String {
+    let mut line = format!(
+        "job {} {}: tasks {}/{} ({} running), {}/s",
+        s.job_id,
+        state_name(s),
+        s.tasks_done,
+        s.tasks_total,
+        s.tasks_running,
+        human(s.nodes_per_sec)
+    );
+    if mode_name(s) == "count" {
+        line += &format!(", {} solutions so far", s.solutions);
+        match s.eta_secs {
+            Some(eta) if !is_over(s) => line += &format!(", ETA {}", human_duration(eta)),
+            _ => {}
+        }
+    } else {
+        match s.best_score {
+            Some(b) => line += &format!(", best {b}/{}", s.max_score),
+            None => line += ", no board yet",
+        }
+    }
+    line += &format!(", {} elapsed", human_duration(s.elapsed_secs));
+    if !s.error.is_empty() {
+        line += &format!(": {}", s.error);
+    }
+    line
+}
+
+fn human(rate: f64) -> String {
+    match rate {
+        r if r >= 1e9 => format!("{:.2}G nodes", r / 1e9),
+        r if r >= 1e6 => format!("{:.2}M nodes", r / 1e6),
+        r if r >= 1e3 => format!("{:.1}k nodes", r / 1e3),
+        r => format!("{r:.0} nodes"),
+    }
+}
+
+fn human_duration(secs: f64) -> String {
+    let s = secs.max(0.0).round() as u64;
+    match s {
+        s if s >= 3600 => format!("{}h{:02}m", s / 3600, s % 3600 / 60),
+        s if s >= 60 => format!("{}m{:02}s", s / 60, s % 60),
+        s => format!("{s}s"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_json_has_the_promised_fields() {
+        let s = JobStatus {
+            job_id: 3,
+            state: pb::JobState::Running as i32,
+            mode: pb::Mode::Count as i32,
+            tasks_done: 2,
+            tasks_total: 5,
+            solutions: 7,
+            ..Default::default()
+        };
+        let v = status_json(&s);
+        assert_eq!(v["state"], "running");
+        assert_eq!(v["mode"], "count");
+        assert_eq!(
+            (v["tasks_done"].as_u64(), v["tasks_total"].as_u64()),
+            (Some(2), Some(5))
+        );
+        assert_eq!(v["solutions"], 7);
+        let best = JobStatus {
+            mode: pb::Mode::Best as i32,
+            best_score: Some(12),
+            ..s
+        };
+        assert_eq!(status_json(&best)["best_score"], 12);
+        assert!(progress_line(&best).contains("best 12/"));
+    }
+}

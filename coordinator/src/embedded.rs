@@ -1,0 +1,422 @@
+//! `e2 count` and `e2 solve` on one machine: the same coordinator and
+//! workers, inside one process.
+//!
+//! Running the distributed machinery even locally means one code path for
+//! every count: the same ledger, checkpoints and exactly-once completions,
+//! and the same resume story. The coordinator listens on an ephemeral port
+//! of 127.0.0.1 and a worker in the same process dials it. With a data
+//! directory, an interrupted count (Ctrl-C) is handed back and flushed, and
+//! the same command later resumes it; without one, a temporary directory is
+//! used and removed.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use e2_proto::pb;
+use e2_shared::Puzzle;
+use e2_worker::engines::Engine;
+use e2_worker::WorkerConfig;
+use tokio_util::sync::CancellationToken;
+
+use crate::client;
+use crate::ledger::{JobPlan, LedgerConfig};
+use crate::records::Mode;
+use crate::server::{self, CoordinatorConfig};
+use crate::service::{self, Shared};
+
+/// How an embedded count ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CountOutcome {
+    pub job_id: u64,
+    /// Perfect boards (complete only when `finished`).
+    pub solutions: u64,
+    pub nodes: u64,
+    pub tasks: u64,
+    /// False when interrupted: rerun with the same `--data` to resume.
+    pub finished: bool,
+    /// The job was found in the data directory rather than submitted.
+    pub resumed: bool,
+    pub elapsed: Duration,
+}
+
+/// Options of an embedded best-score search.
+#[derive(Debug, Clone, Default)]
+pub struct BestOptions {
+    pub time_limit: Option<Duration>,
+    /// Stop at this score (default: the maximum score).
+    pub target_score: Option<u32>,
+    /// Boards to keep and return (default 10).
+    pub top_k: Option<u32>,
+}
+
+/// How an embedded best-score search ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BestOutcome {
+    pub job_id: u64,
+    pub best_score: Option<u32>,
+    /// BoardDoc JSON, best first.
+    pub boards: Vec<String>,
+    pub finished: bool,
+    pub resumed: bool,
+    pub elapsed: Duration,
+}
+
+/// Counts the perfect boards of `puzzle` with `threads` engine threads.
+/// Blocks; Ctrl-C interrupts (and, with `data_dir`, leaves a resumable job).
+pub fn run_count(
+    puzzle: &Puzzle,
+    engine: Engine,
+    data_dir: Option<PathBuf>,
+    threads: usize,
+) -> Result<CountOutcome> {
+    runtime()?.block_on(async {
+        let interrupt = ctrl_c_token();
+        count(puzzle, engine, data_dir, threads, interrupt).await
+    })
+}
+
+/// Searches for the best boards of `puzzle`. Blocks until the time or
+/// target score is reached, or Ctrl-C.
+pub fn run_best(
+    puzzle: &Puzzle,
+    engine: Engine,
+    data_dir: Option<PathBuf>,
+    threads: usize,
+    options: BestOptions,
+) -> Result<BestOutcome> {
+    runtime()?.block_on(async {
+        let interrupt = ctrl_c_token();
+        best(puzzle, engine, data_dir, threads, options, interrupt).await
+    })
+}
+
+/// [`run_count`] inside a runtime, stopped by `interrupt` instead of Ctrl-C.
+pub async fn count(
+    puzzle: &Puzzle,
+    engine: Engine,
+    data_dir: Option<PathBuf>,
+    threads: usize,
+    interrupt: CancellationToken,
+) -> Result<CountOutcome> {
+    let plan = JobPlan {
+        puzzle: puzzle.clone(),
+        mode: Mode::Count,
+        engine,
+        prefixes: Vec::new(),
+        time_limit: None,
+        target_score: None,
+        top_k: None,
+    };
+    let run = run_job(plan, data_dir, threads, interrupt).await?;
+    Ok(CountOutcome {
+        job_id: run.status.job_id,
+        solutions: run.status.solutions,
+        nodes: run.status.nodes,
+        tasks: run.status.tasks_total,
+        finished: run.finished,
+        resumed: run.resumed,
+        elapsed: run.elapsed,
+    })
+}
+
+/// [`run_best`] inside a runtime, stopped by `interrupt` instead of Ctrl-C.
+pub async fn best(
+    puzzle: &Puzzle,
+    engine: Engine,
+    data_dir: Option<PathBuf>,
+    threads: usize,
+    options: BestOptions,
+    interrupt: CancellationToken,
+) -> Result<BestOutcome> {
+    let top = options.top_k.unwrap_or(10);
+    let plan = JobPlan {
+        puzzle: puzzle.clone(),
+        mode: Mode::Best,
+        engine,
+        prefixes: Vec::new(),
+        time_limit: options.time_limit,
+        target_score: options.target_score,
+        top_k: Some(top),
+    };
+    let run = run_job(plan, data_dir, threads, interrupt).await?;
+    Ok(BestOutcome {
+        job_id: run.status.job_id,
+        best_score: run.status.best_score,
+        boards: run.boards,
+        finished: run.finished,
+        resumed: run.resumed,
+        elapsed: run.elapsed,
+    })
+}
+
+struct JobRun {
+    status: pb::JobStatus,
+    boards: Vec<String>,
+    finished: bool,
+    resumed: bool,
+    elapsed: Duration,
+}
+
+async fn run_job(
+    plan: JobPlan,
+    data_dir: Option<PathBuf>,
+    threads: usize,
+    interrupt: CancellationToken,
+) -> Result<JobRun> {
+    puzzle_ok(&plan.puzzle)?;
+    let started = Instant::now();
+    let temp = match data_dir {
+        Some(_) => None,
+        None => Some(tempfile::tempdir().context("cannot create a temporary data directory")?),
+    };
+    let data_dir =
+        data_dir.unwrap_or_else(|| temp.as_ref().expect("temp dir").path().to_path_buf());
+    std::fs::create_dir_all(&data_dir)
+        .with_context(|| format!("cannot create {}", data_dir.display()))?;
+    let config = CoordinatorConfig {
+        data_dir,
+        token: None,
+        ledger: LedgerConfig {
+            checkpoint: Duration::from_secs(10),
+            ..LedgerConfig::default()
+        },
+    };
+    let stop_server = CancellationToken::new();
+    let running = server::start(
+        config,
+        "127.0.0.1:0".parse().expect("literal"),
+        stop_server.clone(),
+    )
+    .await?;
+    let shared = Arc::clone(&running.shared);
+    let threads = threads.max(1);
+
+    let (mode, engine) = (plan.mode, plan.engine);
+    let resumable =
+        shared.read(|l, _| l.find_resumable(&plan.puzzle, mode, engine, mode == Mode::Count));
+    let (job_id, resumed) = match resumable {
+        Some(id) => (id, true),
+        None => (
+            service::submit_plan(&shared, plan, threads)
+                .await
+                .map_err(|s| anyhow::anyhow!("{}", s.message()))?,
+            false,
+        ),
+    };
+    if resumed {
+        tracing::info!(job = job_id, "resuming the job found in the data directory");
+    }
+
+    let stop_worker = CancellationToken::new();
+    let worker = tokio::spawn(e2_worker::run(
+        WorkerConfig::new(running.url(), threads),
+        stop_worker.clone(),
+    ));
+    let finished = wait_for_job(&shared, job_id, &interrupt).await?;
+    stop_worker.cancel();
+    let worked = worker.await.context("worker task")?;
+    let status = shared
+        .read(|l, clock| l.status(job_id, clock))
+        .map_err(|s| anyhow::anyhow!("{}", s.message()))?;
+    let boards = shared
+        .read(|l, _| l.best(job_id, usize::MAX))
+        .unwrap_or_default();
+    stop_server.cancel();
+    running.wait().await?;
+    worked?;
+    if client::state_name(&status) == "failed" {
+        anyhow::bail!("job {job_id} failed: {}", status.error);
+    }
+    drop(temp);
+    Ok(JobRun {
+        status,
+        boards,
+        finished,
+        resumed,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// The same validation a submitted Puzzle JSON gets.
+fn puzzle_ok(puzzle: &Puzzle) -> Result<()> {
+    puzzle.validate_allowing_duplicates()?;
+    Ok(())
+}
+
+/// Waits until the job is over (true) or `interrupt` fires (false), showing
+/// progress on a terminal.
+async fn wait_for_job(shared: &Shared, job_id: u64, interrupt: &CancellationToken) -> Result<bool> {
+    let show = std::io::stderr().is_terminal();
+    let mut changes = shared.subscribe();
+    let mut last_shown = Instant::now() - Duration::from_secs(10);
+    loop {
+        let status = shared
+            .read(|l, clock| l.status(job_id, clock))
+            .map_err(|s| anyhow::anyhow!("{}", s.message()))?;
+        if show && last_shown.elapsed() >= Duration::from_millis(500) {
+            eprint!("\r\x1b[2K{}", client::progress_line(&status));
+            last_shown = Instant::now();
+        }
+        if client::is_over(&status) {
+            if show {
+                eprintln!("\r\x1b[2K{}", client::progress_line(&status));
+            }
+            return Ok(true);
+        }
+        tokio::select! {
+            _ = changes.changed() => {}
+            _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+            _ = interrupt.cancelled() => {
+                if show {
+                    eprintln!();
+                }
+                return Ok(false);
+            }
+        }
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+/// A token cancelled by the first Ctrl-C (or SIGTERM).
+fn ctrl_c_token() -> CancellationToken {
+    let token = CancellationToken::new();
+    let cancel = token.clone();
+    tokio::spawn(async move {
+        crate::signals::terminated().await;
+        cancel.cancel();
+    });
+    token
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Four distinct corners that close into one 2x2 board.
+    fn ring() -> Puzzle {
+        Puzzle {
+            name: "ring".into(),
+            width: 2,
+            height: 2,
+            num_colors: 2,
+            pieces: vec![[0, 1, 2, 0], [0, 0, 1, 1], [2, 2, 0, 0], [1, 0, 0, 2]],
+            hints: vec![],
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_embedded_count_matches_the_engine_and_resumes_when_done() {
+        let dir = tempfile::tempdir().unwrap();
+        let puzzle = ring();
+        let expected = {
+            let control = e2_shared::search::Control::new();
+            e2_worker::engines::count(
+                &puzzle,
+                Engine::Backtrack,
+                &Vec::new(),
+                None,
+                u64::MAX,
+                &control,
+            )
+            .unwrap()
+            .solutions
+        };
+        let first = count(
+            &puzzle,
+            Engine::Backtrack,
+            Some(dir.path().into()),
+            2,
+            CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+        assert!(first.finished && !first.resumed);
+        assert_eq!(first.solutions, expected);
+        let again = count(
+            &puzzle,
+            Engine::Backtrack,
+            Some(dir.path().into()),
+            1,
+            CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+        assert!(again.resumed);
+        assert_eq!((again.job_id, again.solutions), (first.job_id, expected));
+    }
+
+    /// Ctrl-C (here: the interrupt token) then the same call resumes the
+    /// count from the data directory, and the total is unchanged.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_interrupted_count_resumes_to_the_same_total() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../shared/data/brendan/s1_05x05.json"
+        );
+        let Ok(text) = std::fs::read_to_string(path) else {
+            eprintln!("skipping: {path} is absent");
+            return;
+        };
+        let puzzle = crate::puzzle_input::read(&text).unwrap();
+        let expected = {
+            let control = e2_shared::search::Control::new();
+            e2_worker::engines::count(&puzzle, Engine::Dlx, &Vec::new(), None, u64::MAX, &control)
+                .unwrap()
+                .solutions
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let interrupt = CancellationToken::new();
+        let later = interrupt.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(400)).await;
+            later.cancel();
+        });
+        let first = count(&puzzle, Engine::Dlx, Some(dir.path().into()), 2, interrupt)
+            .await
+            .unwrap();
+        assert!(
+            !first.finished,
+            "finished within 0.4 s: the interruption was not tested"
+        );
+        let second = count(
+            &puzzle,
+            Engine::Dlx,
+            Some(dir.path().into()),
+            2,
+            CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+        assert!(second.resumed && second.finished);
+        assert_eq!(second.job_id, first.job_id);
+        assert_eq!(second.solutions, expected);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_embedded_best_search_reaches_a_perfect_ring() {
+        let outcome = best(
+            &ring(),
+            Engine::Backtrack,
+            None,
+            1,
+            BestOptions::default(),
+            CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+        assert!(outcome.finished);
+        assert_eq!(outcome.best_score, Some(4));
+        let doc: serde_json::Value = serde_json::from_str(&outcome.boards[0]).unwrap();
+        assert_eq!(doc["score"], 4);
+    }
+}

@@ -1,0 +1,248 @@
+//! What the coordinator writes to disk: one record per job, one per task.
+//!
+//! Records are serde JSON values in sled. They hold only what must survive a
+//! restart: who leases what, and until when, lives in memory, because after
+//! a restart every lease is void anyway and its task resumes from the
+//! checkpoint stored here. Prefixes and checkpoints are kept as the engines
+//! wrote them; the coordinator never looks inside.
+
+use e2_shared::search::{Checkpoint, Prefix};
+use e2_shared::{Hint, Puzzle};
+use serde::{Deserialize, Serialize};
+
+pub type JobId = u64;
+pub type TaskId = u64;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Count,
+    Best,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JobState {
+    /// No task has been leased yet.
+    Queued,
+    Running,
+    Done,
+    Cancelled,
+    Failed,
+}
+
+impl JobState {
+    pub fn is_over(self) -> bool {
+        matches!(
+            self,
+            JobState::Done | JobState::Cancelled | JobState::Failed
+        )
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            JobState::Queued => "queued",
+            JobState::Running => "running",
+            JobState::Done => "done",
+            JobState::Cancelled => "cancelled",
+            JobState::Failed => "failed",
+        }
+    }
+}
+
+/// A puzzle in a form serde can store (the model type has no serde).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredPuzzle {
+    pub name: String,
+    pub width: usize,
+    pub height: usize,
+    pub num_colors: u8,
+    pub pieces: Vec<[u8; 4]>,
+    /// `(pos, piece, rot)`.
+    pub hints: Vec<(usize, usize, u8)>,
+}
+
+impl From<&Puzzle> for StoredPuzzle {
+    fn from(p: &Puzzle) -> Self {
+        StoredPuzzle {
+            name: p.name.clone(),
+            width: p.width,
+            height: p.height,
+            num_colors: p.num_colors,
+            pieces: p.pieces.clone(),
+            hints: p.hints.iter().map(|h| (h.pos, h.piece, h.rot)).collect(),
+        }
+    }
+}
+
+impl StoredPuzzle {
+    pub fn to_puzzle(&self) -> Puzzle {
+        Puzzle {
+            name: self.name.clone(),
+            width: self.width,
+            height: self.height,
+            num_colors: self.num_colors,
+            pieces: self.pieces.clone(),
+            hints: self
+                .hints
+                .iter()
+                .map(|&(pos, piece, rot)| Hint { pos, piece, rot })
+                .collect(),
+        }
+    }
+
+    /// FNV-1a over the puzzle's content: how the embedded runner recognises
+    /// "the same count again" in a data directory.
+    pub fn fingerprint(&self) -> u64 {
+        let bytes = serde_json::to_vec(self).expect("a puzzle always serialises");
+        bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+            (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobRecord {
+    pub id: JobId,
+    pub mode: Mode,
+    /// `"backtrack"` or `"dlx"`.
+    pub engine: String,
+    pub puzzle: StoredPuzzle,
+    pub state: JobState,
+    pub created_unix_ms: u64,
+    pub finished_unix_ms: Option<u64>,
+    /// Tasks ever created (splits add to it).
+    pub tasks_total: u64,
+    /// Count jobs: finished tasks. Best jobs: finished rounds.
+    pub tasks_done: u64,
+    /// Count jobs: the sum over finished tasks, each added exactly once.
+    pub solutions: u64,
+    /// Nodes of finished tasks (rounds).
+    pub nodes_done: u64,
+    pub next_task_id: TaskId,
+    /// Best jobs: stop at this time ...
+    pub deadline_unix_ms: Option<u64>,
+    /// ... or at this score.
+    pub target_score: Option<u32>,
+    pub top_k: u32,
+    pub best_score: Option<u32>,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskState {
+    /// Waiting for (or under) a lease.
+    Ready,
+    Done,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskRecord {
+    pub job: JobId,
+    pub id: TaskId,
+    /// The task whose split created this one.
+    pub parent: Option<TaskId>,
+    pub prefix: Prefix,
+    /// Where to resume; its prefix supersedes `prefix` after a split.
+    pub checkpoint: Option<Checkpoint>,
+    pub state: TaskState,
+    /// Times leased.
+    pub leases: u32,
+    /// Completions counted: 0, then 1, never more.
+    pub completions: u32,
+    /// Completions refused as stale or repeated.
+    pub ignored: u32,
+    /// The last split applied (splits are applied once each, in order).
+    pub split_seq: u32,
+    /// Count: the final count once done. Best: unused.
+    pub solutions: u64,
+    pub nodes: u64,
+    /// Best jobs: rounds run on this prefix (the seed of the next round).
+    pub round: u64,
+}
+
+impl TaskRecord {
+    pub fn new(job: JobId, id: TaskId, parent: Option<TaskId>, prefix: Prefix) -> Self {
+        TaskRecord {
+            job,
+            id,
+            parent,
+            prefix,
+            checkpoint: None,
+            state: TaskState::Ready,
+            leases: 0,
+            completions: 0,
+            ignored: 0,
+            split_seq: 0,
+            solutions: 0,
+            nodes: 0,
+            round: 0,
+        }
+    }
+}
+
+/// One kept board of a best job, its sled key ordering it best first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BestEntry {
+    pub job: JobId,
+    pub score: u32,
+    pub hash: u64,
+    /// BoardDoc JSON.
+    pub doc: String,
+}
+
+pub fn job_key(job: JobId) -> [u8; 8] {
+    job.to_be_bytes()
+}
+
+pub fn task_key(job: JobId, task: TaskId) -> [u8; 16] {
+    let mut k = [0u8; 16];
+    k[..8].copy_from_slice(&job.to_be_bytes());
+    k[8..].copy_from_slice(&task.to_be_bytes());
+    k
+}
+
+/// `job ++ (u32::MAX - score) ++ hash`, big-endian: a scan of one job's
+/// prefix yields its boards best first.
+pub fn best_key(job: JobId, score: u32, hash: u64) -> [u8; 20] {
+    let mut k = [0u8; 20];
+    k[..8].copy_from_slice(&job.to_be_bytes());
+    k[8..12].copy_from_slice(&(u32::MAX - score).to_be_bytes());
+    k[12..].copy_from_slice(&hash.to_be_bytes());
+    k
+}
+
+pub fn parse_best_key(key: &[u8]) -> Option<(JobId, u32, u64)> {
+    if key.len() != 20 {
+        return None;
+    }
+    let job = u64::from_be_bytes(key[..8].try_into().ok()?);
+    let score = u32::MAX - u32::from_be_bytes(key[8..12].try_into().ok()?);
+    let hash = u64::from_be_bytes(key[12..].try_into().ok()?);
+    Some((job, score, hash))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn best_keys_sort_best_first() {
+        let mut keys = [
+            best_key(1, 10, 5),
+            best_key(1, 30, 9),
+            best_key(1, 20, 1),
+            best_key(0, 1, 1),
+        ];
+        keys.sort();
+        let order: Vec<_> = keys.iter().map(|k| parse_best_key(k).unwrap()).collect();
+        assert_eq!(order, vec![(0, 1, 1), (1, 30, 9), (1, 20, 1), (1, 10, 5)]);
+    }
+
+    #[test]
+    fn task_keys_group_by_job_in_task_order() {
+        assert!(task_key(1, 300) < task_key(2, 0));
+        assert!(task_key(1, 2) < task_key(1, 256));
+    }
+}

@@ -1,0 +1,192 @@
+//! Starting and stopping a coordinator.
+//!
+//! [`start`] opens the data directory (resuming whatever it holds), binds
+//! the listener, and serves the worker service, the client service and the
+//! standard gRPC health service, every one behind the bearer-token check and
+//! with bounded message sizes. A sweeper re-queues lapsed leases. The caller
+//! owns shutdown through a [`CancellationToken`] (the CLI cancels it on
+//! SIGTERM or Ctrl-C); the server then drains, and the store is flushed.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use e2_proto::auth::RequireToken;
+use e2_proto::pb::client_service_server::ClientServiceServer;
+use e2_proto::pb::worker_service_server::WorkerServiceServer;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use tokio_stream::wrappers::TcpListenerStream;
+use tokio_util::sync::CancellationToken;
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::Server;
+
+use crate::ledger::{Ledger, LedgerConfig};
+use crate::service::{Clients, Shared, Workers};
+use crate::store::{Store, StoreError};
+
+#[derive(Debug, Clone)]
+pub struct CoordinatorConfig {
+    /// The sled directory: created if absent, resumed if not.
+    pub data_dir: PathBuf,
+    /// When set, every RPC must carry `authorization: Bearer <token>`.
+    pub token: Option<String>,
+    pub ledger: LedgerConfig,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CoordinatorError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("gRPC server: {0}")]
+    Transport(#[from] tonic::transport::Error),
+    #[error(
+        "the coordinator stopped after a storage failure; restart it on the same --data to resume"
+    )]
+    StorageFailed,
+}
+
+/// A coordinator serving in the background.
+pub struct Running {
+    pub addr: SocketAddr,
+    pub shared: Arc<Shared>,
+    server: JoinHandle<Result<(), CoordinatorError>>,
+}
+
+impl Running {
+    /// `http://addr`, what workers and clients dial.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Waits until the server has stopped and the store is flushed.
+    pub async fn wait(self) -> Result<(), CoordinatorError> {
+        match self.server.await {
+            Ok(r) => r,
+            Err(join) => panic!("coordinator task panicked: {join}"),
+        }
+    }
+}
+
+/// Opens the store, binds `listen` and starts serving. Returns once the
+/// listener is bound, so `addr` is known (useful with port 0).
+pub async fn start(
+    config: CoordinatorConfig,
+    listen: SocketAddr,
+    shutdown: CancellationToken,
+) -> Result<Running, CoordinatorError> {
+    let listener = TcpListener::bind(listen)
+        .await
+        .map_err(|source| CoordinatorError::Bind {
+            addr: listen,
+            source,
+        })?;
+    start_on(config, listener, shutdown).await
+}
+
+pub async fn start_on(
+    config: CoordinatorConfig,
+    listener: TcpListener,
+    shutdown: CancellationToken,
+) -> Result<Running, CoordinatorError> {
+    let addr = listener
+        .local_addr()
+        .map_err(|source| CoordinatorError::Bind {
+            addr: "0.0.0.0:0".parse().expect("literal address"),
+            source,
+        })?;
+    let data_dir = config.data_dir.clone();
+    let (store, loaded) = tokio::task::spawn_blocking(move || {
+        let store = Store::open(&data_dir)?;
+        let loaded = store.load()?;
+        Ok::<_, StoreError>((store, loaded))
+    })
+    .await
+    .expect("store opening does not panic")?;
+    tracing::info!(
+        jobs = loaded.jobs.len(),
+        tasks = loaded.tasks.len(),
+        incarnation = loaded.incarnation,
+        "data directory {} opened",
+        config.data_dir.display()
+    );
+    // Internal failures stop this coordinator without touching the caller's token.
+    let stop = shutdown.child_token();
+    let sweep_every =
+        (config.ledger.lease_ttl / 4).clamp(Duration::from_millis(20), Duration::from_millis(500));
+    let shared = Shared::new(
+        Ledger::new(config.ledger.clone(), loaded),
+        store,
+        stop.clone(),
+    );
+
+    let auth = RequireToken::new(config.token.as_deref());
+    let limit = e2_proto::MAX_MESSAGE_BYTES;
+    let workers = WorkerServiceServer::new(Workers(Arc::clone(&shared)))
+        .max_decoding_message_size(limit)
+        .max_encoding_message_size(limit);
+    let clients = ClientServiceServer::new(Clients(Arc::clone(&shared)))
+        .max_decoding_message_size(limit)
+        .max_encoding_message_size(limit);
+    let (health, health_service) = tonic_health::server::health_reporter();
+    health.set_serving::<WorkerServiceServer<Workers>>().await;
+    health.set_serving::<ClientServiceServer<Clients>>().await;
+
+    let sweeper = {
+        let (shared, stop) = (Arc::clone(&shared), stop.clone());
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = tokio::time::sleep(sweep_every) => {}
+                    _ = stop.cancelled() => return,
+                }
+                // A storage failure cancels `stop` itself.
+                let _ = shared.sweep().await;
+            }
+        })
+    };
+
+    let router = Server::builder()
+        .add_service(InterceptedService::new(health_service, auth.clone()))
+        .add_service(InterceptedService::new(workers, auth.clone()))
+        .add_service(InterceptedService::new(clients, auth));
+    let server = {
+        let shared = Arc::clone(&shared);
+        let outer = shutdown.clone();
+        tokio::spawn(async move {
+            let stopped = stop.clone();
+            let served = router
+                .serve_with_incoming_shutdown(TcpListenerStream::new(listener), async move {
+                    stopped.cancelled().await
+                })
+                .await;
+            health
+                .set_not_serving::<WorkerServiceServer<Workers>>()
+                .await;
+            health
+                .set_not_serving::<ClientServiceServer<Clients>>()
+                .await;
+            stop.cancel();
+            let _ = sweeper.await;
+            let flushed = shared.store().flush().await;
+            tracing::info!("coordinator stopped");
+            served?;
+            flushed?;
+            if !outer.is_cancelled() {
+                return Err(CoordinatorError::StorageFailed);
+            }
+            Ok(())
+        })
+    };
+    Ok(Running {
+        addr,
+        shared,
+        server,
+    })
+}

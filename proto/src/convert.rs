@@ -1,0 +1,217 @@
+//! Conversions between wire messages and the `e2_shared` model.
+//!
+//! Both ends of every RPC call these, so a field is mapped one way in one
+//! place. Decoding never panics: a peer's bytes are input, and a bad one is a
+//! [`WireError`] naming the field.
+
+use e2_shared::search::{Checkpoint, Prefix};
+use e2_shared::{Hint, Puzzle};
+
+use crate::pb;
+
+/// A wire value that does not decode.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("wire: field \"{field}\": {reason}")]
+pub struct WireError {
+    pub field: &'static str,
+    pub reason: String,
+}
+
+impl WireError {
+    fn new(field: &'static str, reason: impl ToString) -> Self {
+        WireError {
+            field,
+            reason: reason.to_string(),
+        }
+    }
+}
+
+pub fn puzzle_to_wire(puzzle: &Puzzle) -> pb::Puzzle {
+    pb::Puzzle {
+        name: puzzle.name.clone(),
+        width: puzzle.width as u32,
+        height: puzzle.height as u32,
+        num_colors: puzzle.num_colors as u32,
+        edges: puzzle
+            .pieces
+            .iter()
+            .flat_map(|p| p.iter().map(|&c| c as u32))
+            .collect(),
+        hints: puzzle
+            .hints
+            .iter()
+            .map(|h| pb::Hint {
+                pos: h.pos as u32,
+                piece: h.piece as u32,
+                rot: h.rot as u32,
+            })
+            .collect(),
+    }
+}
+
+/// The puzzle of a wire message, checked with the same rules as a Puzzle
+/// JSON file (pieces may repeat up to rotation, as in the clue puzzles).
+pub fn puzzle_from_wire(wire: &pb::Puzzle) -> Result<Puzzle, WireError> {
+    if !wire.edges.len().is_multiple_of(4) {
+        return Err(WireError::new(
+            "puzzle.edges",
+            format!("{} colours is not four per piece", wire.edges.len()),
+        ));
+    }
+    let colour = |c: u32| {
+        u8::try_from(c)
+            .map_err(|_| WireError::new("puzzle.edges", format!("colour {c} is out of range")))
+    };
+    let mut pieces = Vec::with_capacity(wire.edges.len() / 4);
+    for quad in wire.edges.chunks(4) {
+        pieces.push([
+            colour(quad[0])?,
+            colour(quad[1])?,
+            colour(quad[2])?,
+            colour(quad[3])?,
+        ]);
+    }
+    let num_colors = u8::try_from(wire.num_colors).map_err(|_| {
+        WireError::new(
+            "puzzle.num_colors",
+            format!("{} is out of range", wire.num_colors),
+        )
+    })?;
+    let hints = wire
+        .hints
+        .iter()
+        .map(|h| {
+            Ok(Hint {
+                pos: h.pos as usize,
+                piece: h.piece as usize,
+                rot: u8::try_from(h.rot).map_err(|_| {
+                    WireError::new("puzzle.hints", format!("rot {} is out of range", h.rot))
+                })?,
+            })
+        })
+        .collect::<Result<Vec<_>, WireError>>()?;
+    let puzzle = Puzzle {
+        name: wire.name.clone(),
+        width: wire.width as usize,
+        height: wire.height as usize,
+        num_colors,
+        pieces,
+        hints,
+    };
+    puzzle
+        .validate_allowing_duplicates()
+        .map_err(|e| WireError::new("puzzle", e))?;
+    Ok(puzzle)
+}
+
+pub fn encode_prefix(prefix: &Prefix) -> Vec<u8> {
+    serde_json::to_vec(prefix).expect("a prefix always serialises")
+}
+
+pub fn decode_prefix(bytes: &[u8]) -> Result<Prefix, WireError> {
+    serde_json::from_slice(bytes).map_err(|e| WireError::new("prefix", e))
+}
+
+pub fn encode_checkpoint(checkpoint: Option<&Checkpoint>) -> Vec<u8> {
+    checkpoint
+        .map(|c| serde_json::to_vec(c).expect("a checkpoint always serialises"))
+        .unwrap_or_default()
+}
+
+/// Empty bytes mean "no checkpoint".
+pub fn decode_checkpoint(bytes: &[u8]) -> Result<Option<Checkpoint>, WireError> {
+    if bytes.is_empty() {
+        return Ok(None);
+    }
+    serde_json::from_slice(bytes)
+        .map(Some)
+        .map_err(|e| WireError::new("checkpoint", e))
+}
+
+/// `"backtrack"` / `"dlx"`, the names the CLI and checkpoints use.
+pub fn engine_name(engine: pb::Engine) -> &'static str {
+    match engine {
+        pb::Engine::Dlx => "dlx",
+        pb::Engine::Backtrack | pb::Engine::Unspecified => "backtrack",
+    }
+}
+
+pub fn parse_engine(name: &str) -> Result<pb::Engine, WireError> {
+    match name {
+        "backtrack" => Ok(pb::Engine::Backtrack),
+        "dlx" => Ok(pb::Engine::Dlx),
+        other => Err(WireError::new(
+            "engine",
+            format!("\"{other}\" is not an engine; expected backtrack or dlx"),
+        )),
+    }
+}
+
+pub fn parse_mode(name: &str) -> Result<pb::Mode, WireError> {
+    match name {
+        "count" => Ok(pb::Mode::Count),
+        "best" => Ok(pb::Mode::Best),
+        other => Err(WireError::new(
+            "mode",
+            format!("\"{other}\" is not a mode; expected count or best"),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use e2_shared::search::Forced;
+
+    fn puzzle() -> Puzzle {
+        Puzzle {
+            name: "t".into(),
+            width: 2,
+            height: 1,
+            num_colors: 2,
+            pieces: vec![[0, 1, 0, 0], [0, 0, 2, 1]],
+            hints: vec![Hint {
+                pos: 1,
+                piece: 1,
+                rot: 0,
+            }],
+        }
+    }
+
+    #[test]
+    fn a_puzzle_survives_the_wire() {
+        let p = puzzle();
+        assert_eq!(puzzle_from_wire(&puzzle_to_wire(&p)).unwrap(), p);
+    }
+
+    #[test]
+    fn a_ragged_edge_list_is_refused_by_name() {
+        let mut w = puzzle_to_wire(&puzzle());
+        w.edges.pop();
+        let e = puzzle_from_wire(&w).unwrap_err();
+        assert_eq!(e.field, "puzzle.edges");
+    }
+
+    #[test]
+    fn prefixes_and_checkpoints_round_trip() {
+        let prefix = vec![Forced {
+            pos: 3,
+            piece: 7,
+            rot: 2,
+        }];
+        assert_eq!(decode_prefix(&encode_prefix(&prefix)).unwrap(), prefix);
+        let cp = Checkpoint {
+            engine: "dlx".into(),
+            prefix,
+            path: vec![1, 0, 4],
+            solutions: 9,
+            nodes: 100,
+        };
+        assert_eq!(
+            decode_checkpoint(&encode_checkpoint(Some(&cp))).unwrap(),
+            Some(cp)
+        );
+        assert_eq!(decode_checkpoint(&[]).unwrap(), None);
+        assert!(decode_checkpoint(b"{").is_err());
+    }
+}

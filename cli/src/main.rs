@@ -11,7 +11,7 @@ mod input;
 
 use clap::{Parser, Subcommand};
 
-use commands::{boards, dlx, generate};
+use commands::{boards, dlx, generate, run};
 
 /// e2: a distributed Eternity II solver.
 ///
@@ -28,6 +28,12 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Best-score search, embedded coordinator and workers on every core;
+    /// prints the best board as a BoardDoc.
+    Solve(run::SolveArgs),
+    /// Count every solution of a puzzle (distinct boards honouring its
+    /// hints), embedded coordinator and workers; prints JSON.
+    Count(run::CountArgs),
     /// Read a board or puzzle in any notation and print it in every other
     /// (or only `--to FORMAT`), with its score.
     Convert(boards::ConvertArgs),
@@ -50,6 +56,8 @@ enum Command {
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Solve(args) => run::solve(args),
+        Command::Count(args) => run::count(args),
         Command::Convert(args) => boards::convert(args),
         Command::Score(args) => boards::score(args),
         Command::Render(args) => boards::render(args),

@@ -2,8 +2,8 @@
 //!
 //! [`start`] opens the data directory (resuming whatever it holds), binds
 //! the listener, and serves the worker service, the client service and the
-//! standard gRPC health service, every one behind the bearer-token check and
-//! with bounded message sizes. A sweeper re-queues lapsed leases. The caller
+//! standard gRPC health service; the e2 services sit behind the bearer-token
+//! check (health answers probes without it), all with bounded message sizes. A sweeper re-queues lapsed leases. The caller
 //! owns shutdown through a [`CancellationToken`] (the CLI cancels it on
 //! SIGTERM or Ctrl-C); the server then drains, and the store is flushed.
 
@@ -153,7 +153,9 @@ pub async fn start_on(
     };
 
     let router = Server::builder()
-        .add_service(InterceptedService::new(health_service, auth.clone()))
+        // Health answers without the token: Kubernetes' gRPC probes send no
+        // headers, and "serving or not" reveals nothing a port scan would not.
+        .add_service(health_service)
         .add_service(InterceptedService::new(workers, auth.clone()))
         .add_service(InterceptedService::new(clients, auth));
     let server = {

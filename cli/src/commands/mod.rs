@@ -3,3 +3,4 @@
 pub mod boards;
 pub mod dlx;
 pub mod generate;
+pub mod run;

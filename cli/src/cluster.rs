@@ -103,7 +103,7 @@ pub struct WorkerArgs {
     #[arg(long, env = "E2_TOKEN", hide_env_values = true)]
     token: Option<String>,
     /// Name shown in the coordinator's log (default: host-pid).
-    #[arg(long)]
+    #[arg(long, env = "E2_WORKER_NAME")]
     name: Option<String>,
     /// Announce another protocol version (to test the refusal).
     #[arg(long, hide = true)]

@@ -91,7 +91,7 @@ fn each_kind_of_broken_file_is_caught() {
         // A port that is not a number: schema validation.
         (
             "k8s/coordinator.yaml",
-            "containerPort: 7070",
+            "containerPort: 7450",
             "containerPort: \"seventy\"",
         ),
         // A field Kubernetes does not know: strict schema validation.

@@ -82,12 +82,7 @@ impl Generated {
             bytes.extend_from_slice(&(h.piece as u32).to_le_bytes());
             bytes.push(h.rot);
         }
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in bytes {
-            hash ^= b as u64;
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        hash
+        crate::formats::boarddoc::fnv1a64(bytes)
     }
 }
 

@@ -33,14 +33,17 @@ const FORMAT: &str = "BoardDoc";
 const FNV_OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 
+/// FNV-1a 64 of a byte stream (offset basis 0xcbf29ce484222325, prime
+/// 0x100000001b3).
+pub fn fnv1a64(bytes: impl IntoIterator<Item = u8>) -> u64 {
+    bytes.into_iter().fold(FNV_OFFSET_BASIS, |hash, byte| {
+        (hash ^ byte as u64).wrapping_mul(FNV_PRIME)
+    })
+}
+
 /// FNV-1a 64 of a placement vector, each entry as 4 little-endian bytes.
 pub fn board_hash(codes: &[i32]) -> u64 {
-    codes
-        .iter()
-        .flat_map(|code| code.to_le_bytes())
-        .fold(FNV_OFFSET_BASIS, |hash, byte| {
-            (hash ^ byte as u64).wrapping_mul(FNV_PRIME)
-        })
+    fnv1a64(codes.iter().flat_map(|code| code.to_le_bytes()))
 }
 
 /// A BoardDoc, field for field in the order it is written.

@@ -84,7 +84,7 @@ fn jobs_table(html: &mut String, jobs: &[JobFigures]) {
                 s.tasks_total.to_string()
             } else {
                 // A best job's tasks go round again: "done" counts rounds.
-                "∞".to_string()
+                format!("{} tasks (rounds done)", s.tasks_total)
             },
             running = s.tasks_running,
             solutions = if count {

@@ -65,12 +65,12 @@ fn jobs_table(html: &mut String, jobs: &[JobFigures]) {
             .best_score
             .map_or("–".to_string(), |b| format!("{b} / {}", s.max_score));
         let state = state_name(s);
-        let _ = write!(
+        let _ = writeln!(
             html,
             "<tr id=\"job-{id}\"><td class=\"n\">{id}</td><td>{puzzle}</td><td>{mode}</td>\
              <td class=\"{state}\">{state}{error}</td><td class=\"n\">{done} / {total}</td>\
              <td class=\"n\">{running}</td><td class=\"n\">{solutions}</td><td class=\"n\">{best}</td>\
-             <td class=\"n\">{nodes}</td><td class=\"n\">{elapsed:.0} s</td></tr>\n",
+             <td class=\"n\">{nodes}</td><td class=\"n\">{elapsed:.0} s</td></tr>",
             id = s.job_id,
             puzzle = escape(&s.puzzle_name),
             mode = if count { "count" } else { "best" },

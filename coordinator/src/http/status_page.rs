@@ -68,7 +68,7 @@ fn jobs_table(html: &mut String, jobs: &[JobFigures]) {
         let _ = writeln!(
             html,
             "<tr id=\"job-{id}\"><td class=\"n\">{id}</td><td>{puzzle}</td><td>{mode}</td>\
-             <td class=\"{state}\">{state}{error}</td><td class=\"n\">{done} / {total}</td>\
+             <td class=\"{state}\">{state}{error}</td><td class=\"n\">{progress}</td>\
              <td class=\"n\">{running}</td><td class=\"n\">{solutions}</td><td class=\"n\">{best}</td>\
              <td class=\"n\">{nodes}</td><td class=\"n\">{elapsed:.0} s</td></tr>",
             id = s.job_id,
@@ -79,12 +79,11 @@ fn jobs_table(html: &mut String, jobs: &[JobFigures]) {
             } else {
                 format!(": {}", escape(&s.error))
             },
-            done = s.tasks_done,
-            total = if count {
-                s.tasks_total.to_string()
+            progress = if count {
+                format!("{} / {}", s.tasks_done, s.tasks_total)
             } else {
-                // A best job's tasks go round again: "done" counts rounds.
-                format!("{} tasks (rounds done)", s.tasks_total)
+                // A best job's tasks go round again: what is done is rounds.
+                format!("{} rounds on {} tasks", s.tasks_done, s.tasks_total)
             },
             running = s.tasks_running,
             solutions = if count {

@@ -13,7 +13,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
 use e2_coordinator::client::{self, Client, SubmitOptions};
-use e2_coordinator::{signals, CoordinatorConfig, LedgerConfig};
+use e2_coordinator::{signals, CoordinatorConfig, LedgerConfig, OpsListeners};
 use e2_proto::pb;
 use e2_worker::WorkerConfig;
 use tokio_util::sync::CancellationToken;
@@ -90,6 +90,13 @@ pub struct CoordinatorArgs {
     /// Nodes per lease of a best task.
     #[arg(long, default_value_t = 20_000_000, hide = true)]
     best_budget: u64,
+    /// Serve Prometheus metrics at http://ADDR/metrics (e.g. 0.0.0.0:9090).
+    #[arg(long, value_name = "ADDR")]
+    metrics: Option<SocketAddr>,
+    /// Serve the HTML status page (jobs, progress, best boards) at http://ADDR/
+    /// (e.g. 0.0.0.0:8080).
+    #[arg(long, value_name = "ADDR")]
+    http: Option<SocketAddr>,
 }
 
 #[derive(Debug, Args)]
@@ -235,6 +242,10 @@ async fn coordinator(a: CoordinatorArgs) -> Result<()> {
             split_after: ms(a.split_after_ms),
             best_node_budget: a.best_budget,
             ..LedgerConfig::default()
+        },
+        ops: OpsListeners {
+            metrics: a.metrics,
+            status_page: a.http,
         },
     };
     let running = e2_coordinator::start(config, a.listen, on_signal()).await?;

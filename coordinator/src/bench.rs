@@ -118,6 +118,7 @@ async fn coordinator(dir: &std::path::Path, stop: &CancellationToken) -> Result<
             heartbeat: Duration::from_millis(500),
             ..LedgerConfig::default()
         },
+        ops: Default::default(),
     };
     Ok(server::start(
         config,

@@ -183,6 +183,7 @@ async fn run_job(
             checkpoint: Duration::from_secs(10),
             ..LedgerConfig::default()
         },
+        ops: Default::default(),
     };
     let stop_server = CancellationToken::new();
     let running = server::start(

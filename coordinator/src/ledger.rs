@@ -99,6 +99,25 @@ pub struct JobPlan {
     pub top_k: Option<u32>,
 }
 
+/// One job as the operator endpoints show it.
+#[derive(Debug, Clone)]
+pub struct JobFigures {
+    /// What `e2 status` prints for the job.
+    pub status: pb::JobStatus,
+    /// Tasks waiting for a lease.
+    pub tasks_queued: u64,
+    /// Tasks under a lease now.
+    pub tasks_leased: u64,
+    /// Tasks finished for good (count jobs; a best job's tasks go round
+    /// again, so it has none).
+    pub tasks_done: u64,
+    /// Nodes workers reported for this job since this coordinator started:
+    /// it only grows, which is what a Prometheus counter needs.
+    pub nodes_reported: u64,
+    /// The best kept board (BoardDoc JSON), for best jobs that have one.
+    pub best_doc: Option<String>,
+}
+
 #[derive(Debug)]
 struct LeaseInfo {
     epoch: u64,
@@ -242,6 +261,12 @@ impl Ledger {
     /// Threads of the workers seen recently: what a new count is split for.
     pub fn worker_threads(&self) -> usize {
         self.workers.values().map(|w| w.threads as usize).sum()
+    }
+
+    /// Workers registered and seen within the last ten lease TTLs (those
+    /// longer gone are forgotten by [`Ledger::expire`]).
+    pub fn workers_seen(&self) -> usize {
+        self.workers.len()
     }
 
     pub fn register(
@@ -721,6 +746,29 @@ impl Ledger {
             created_unix_ms: rec.created_unix_ms,
             workers: self.workers.len() as u32,
         }
+    }
+
+    /// Every job's figures for the operator endpoints (metrics, status
+    /// page), read under one lock so they agree with one another.
+    pub fn figures(&self, clock: Clock) -> Vec<JobFigures> {
+        self.jobs
+            .values()
+            .map(|job| {
+                let done = job
+                    .tasks
+                    .values()
+                    .filter(|t| t.state == TaskState::Done)
+                    .count() as u64;
+                JobFigures {
+                    status: self.status_of(job, clock),
+                    tasks_queued: job.ready.len() as u64,
+                    tasks_leased: job.leased.len() as u64,
+                    tasks_done: done,
+                    nodes_reported: job.work,
+                    best_doc: job.best.values().next().cloned(),
+                }
+            })
+            .collect()
     }
 
     /// The kept boards of a job, best first.

@@ -11,6 +11,7 @@
 //! - [`plan`]: cutting a new job into its first tasks;
 //! - [`boards`]: re-scoring and checking reported boards;
 //! - [`service`] and [`server`]: the gRPC services and their lifecycle;
+//! - [`http`]: the operator endpoints (Prometheus metrics, status page);
 //! - [`client`]: what the user-facing commands call;
 //! - [`embedded`]: coordinator and workers in one process (`e2 count`,
 //!   `e2 solve`);
@@ -24,6 +25,7 @@ pub mod bench;
 pub mod boards;
 pub mod client;
 pub mod embedded;
+pub mod http;
 pub mod ledger;
 pub mod plan;
 pub mod puzzle_input;
@@ -37,4 +39,4 @@ pub use client::{Client, SubmitOptions};
 pub use e2_worker::engines::Engine;
 pub use embedded::{run_best, run_count, BestOptions, BestOutcome, CountOutcome};
 pub use ledger::LedgerConfig;
-pub use server::{start, CoordinatorConfig, CoordinatorError, Running};
+pub use server::{start, CoordinatorConfig, CoordinatorError, OpsListeners, Running};

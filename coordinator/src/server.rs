@@ -6,6 +6,8 @@
 //! check (health answers probes without it), all with bounded message sizes. A sweeper re-queues lapsed leases. The caller
 //! owns shutdown through a [`CancellationToken`] (the CLI cancels it on
 //! SIGTERM or Ctrl-C); the server then drains, and the store is flushed.
+//! The optional operator listeners (metrics, status page; see [`crate::http`])
+//! are bound with the gRPC one and stop with it.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -22,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Server;
 
+use crate::http;
 use crate::ledger::{Ledger, LedgerConfig};
 use crate::service::{Clients, Shared, Workers};
 use crate::store::{Store, StoreError};
@@ -33,6 +36,16 @@ pub struct CoordinatorConfig {
     /// When set, every RPC must carry `authorization: Bearer <token>`.
     pub token: Option<String>,
     pub ledger: LedgerConfig,
+    pub ops: OpsListeners,
+}
+
+/// Where the operator endpoints listen; each is off when `None`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OpsListeners {
+    /// Prometheus metrics at `GET /metrics`.
+    pub metrics: Option<SocketAddr>,
+    /// The HTML status page at `GET /`.
+    pub status_page: Option<SocketAddr>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -55,6 +68,10 @@ pub enum CoordinatorError {
 /// A coordinator serving in the background.
 pub struct Running {
     pub addr: SocketAddr,
+    /// Where the metrics are served, when they are.
+    pub metrics_addr: Option<SocketAddr>,
+    /// Where the status page is served, when it is.
+    pub status_page_addr: Option<SocketAddr>,
     pub shared: Arc<Shared>,
     server: JoinHandle<Result<(), CoordinatorError>>,
 }
@@ -101,6 +118,16 @@ pub async fn start_on(
             addr: "0.0.0.0:0".parse().expect("literal address"),
             source,
         })?;
+    let metrics_listener = match config.ops.metrics {
+        Some(a) => Some(http::bind(a).await?),
+        None => None,
+    };
+    let status_page_listener = match config.ops.status_page {
+        Some(a) => Some(http::bind(a).await?),
+        None => None,
+    };
+    let local = |l: &Option<TcpListener>| l.as_ref().and_then(|l| l.local_addr().ok());
+    let (metrics_addr, status_page_addr) = (local(&metrics_listener), local(&status_page_listener));
     let data_dir = config.data_dir.clone();
     let (store, loaded) = tokio::task::spawn_blocking(move || {
         let store = Store::open(&data_dir)?;
@@ -152,6 +179,23 @@ pub async fn start_on(
         })
     };
 
+    let mut ops = Vec::new();
+    if let Some(l) = metrics_listener {
+        ops.push(http::serve_metrics(l, Arc::clone(&shared), stop.clone()));
+        tracing::info!("metrics at http://{}/metrics", metrics_addr.expect("bound"));
+    }
+    if let Some(l) = status_page_listener {
+        ops.push(http::serve_status_page(
+            l,
+            Arc::clone(&shared),
+            stop.clone(),
+        ));
+        tracing::info!(
+            "status page at http://{}/",
+            status_page_addr.expect("bound")
+        );
+    }
+
     let router = Server::builder()
         // Health answers without the token: Kubernetes' gRPC probes send no
         // headers, and "serving or not" reveals nothing a port scan would not.
@@ -176,6 +220,9 @@ pub async fn start_on(
                 .await;
             stop.cancel();
             let _ = sweeper.await;
+            for listener in ops {
+                let _ = listener.await;
+            }
             let flushed = shared.store().flush().await;
             tracing::info!("coordinator stopped");
             served?;
@@ -188,6 +235,8 @@ pub async fn start_on(
     };
     Ok(Running {
         addr,
+        metrics_addr,
+        status_page_addr,
         shared,
         server,
     })

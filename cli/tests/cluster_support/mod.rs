@@ -306,3 +306,54 @@ pub fn run_bounded(mut cmd: Command, within: Duration) -> Output {
         }
     }
 }
+
+/// `GET path` from `127.0.0.1:port` over a plain socket (the operator
+/// endpoints speak HTTP/1.1 and close after each answer): status and body.
+pub fn http_get(port: u16, path: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response
+        .split_once("\r\n\r\n")
+        .unwrap_or_else(|| panic!("no header end in {response:?}"));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("bad status line in {head:?}"));
+    (status, body.to_string())
+}
+
+/// Writes a small generated puzzle (5×5, 8 colours, 3 on the border) into
+/// `dir`: it has solutions (generated from one) and counts in moments.
+pub fn generated_puzzle(dir: &Path) -> PathBuf {
+    let path = dir.join("generated-5x5.json");
+    let mut cmd = Command::new(E2);
+    cmd.args([
+        "generate",
+        "--size",
+        "5",
+        "--colors",
+        "8",
+        "--border-colors",
+        "3",
+    ])
+    .args(["--seed", "1", "-o"])
+    .arg(&path);
+    let out = run_bounded(cmd, Duration::from_secs(30));
+    assert!(
+        out.status.success(),
+        "e2 generate failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    path
+}

@@ -6,7 +6,7 @@ use crate::backtrack::{Backtracker, BestConfig};
 use crate::error::Result;
 use crate::generator::{generate, GenSpec};
 use crate::layouts::Layout;
-use crate::model::Puzzle;
+use crate::model::{Board, Puzzle};
 use crate::order::FillOrder;
 
 /// What a study covers.
@@ -130,24 +130,50 @@ pub fn run_one(run: &RunSpec) -> Result<RunResult> {
     let (puzzle, floor) = run.puzzle()?;
     let mut engine = Backtracker::new(&puzzle, run.order, &vec![])?;
     let report = engine.best(&run.config(), |_| {})?;
-    let cells = puzzle.cells();
-    let pinned = puzzle.hints.len();
-    let (filled, codes) = match &report.board {
-        Some(b) => (b.filled(), b.codes().unwrap_or_default()),
-        None => (pinned, vec![]),
-    };
-    Ok(RunResult {
-        run: *run,
-        pinned,
+    Ok(RunResult::from_board(
+        run,
+        &puzzle,
         floor,
-        depth: filled - pinned,
-        searchable: cells - pinned,
-        solved: filled == cells,
-        score: report.score,
-        max_score: crate::score::max_score(puzzle.width, puzzle.height),
-        nodes: report.nodes,
-        board_hash: crate::formats::board_hash(&codes),
-    })
+        report.board.as_ref(),
+        report.nodes,
+    ))
+}
+
+impl RunResult {
+    /// What `run` reached, read off its best board and node count alone:
+    /// how a result is rebuilt from a board that came back from a cluster,
+    /// so the local and the distributed path share every definition.
+    /// `puzzle` and `floor` are `run.puzzle()`'s.
+    pub fn from_board(
+        run: &RunSpec,
+        puzzle: &Puzzle,
+        floor: u32,
+        board: Option<&Board>,
+        nodes: u64,
+    ) -> RunResult {
+        let cells = puzzle.cells();
+        let pinned = puzzle.hints.len();
+        let (filled, codes, score) = match board {
+            Some(b) => (
+                b.filled(),
+                b.codes().unwrap_or_default(),
+                crate::score::score(b),
+            ),
+            None => (pinned, vec![], 0),
+        };
+        RunResult {
+            run: *run,
+            pinned,
+            floor,
+            depth: filled.saturating_sub(pinned),
+            searchable: cells - pinned,
+            solved: filled == cells,
+            score,
+            max_score: crate::score::max_score(puzzle.width, puzzle.height),
+            nodes,
+            board_hash: crate::formats::board_hash(&codes),
+        }
+    }
 }
 
 /// Orders and layouts travel by their SPEC names.

@@ -28,7 +28,7 @@ use e2_coordinator::LocalCluster;
 use e2_proto::pb;
 use e2_shared::layouts::Layout;
 use e2_shared::order::FillOrder;
-use e2_shared::study::{self, RunResult, RunSpec, StudySpec};
+use e2_shared::study::{self, PuzzleCache, RunResult, RunSpec, StudySpec};
 use e2_shared::{Board, Puzzle};
 
 /// How often a job that is not over yet is asked again.
@@ -199,9 +199,10 @@ fn whole_tree(run: &RunSpec) -> pb::SearchSettings {
 /// Submits every run, then collects each one's result in grid order.
 /// Submitting first lets every worker of the cluster take runs at once.
 pub async fn run_grid(client: &mut Client, runs: &[RunSpec]) -> Result<Vec<RunResult>> {
+    let mut puzzles = PuzzleCache::default();
     let mut submitted = Vec::with_capacity(runs.len());
     for run in runs {
-        let (puzzle, floor) = run.puzzle()?;
+        let (puzzle, floor) = puzzles.puzzle(run)?;
         let options = SubmitOptions {
             top_k: Some(1),
             search: Some(whole_tree(run)),

@@ -5,8 +5,11 @@ use serde::{Deserialize, Serialize};
 use crate::backtrack::{Backtracker, BestConfig};
 use crate::error::Result;
 use crate::generator::{generate, GenSpec};
-use crate::layouts::Layout;
-use crate::model::{Board, Puzzle};
+use std::collections::hash_map::{Entry, HashMap};
+
+use crate::generator::Generated;
+use crate::layouts::{pinned_seam_floor, Layout};
+use crate::model::{Board, Hint, Puzzle};
 use crate::order::FillOrder;
 
 /// What a study covers.
@@ -94,6 +97,58 @@ impl RunSpec {
     }
 }
 
+/// The puzzles of a grid, generated once per (size, seed).
+///
+/// A layout only chooses which cells are pinned, and a pin is the solution's
+/// own placement, so every layout's puzzle is the `none` instance plus
+/// hints read off its known solution. Generating is by far the slowest
+/// part of a small run, and this turns one generation per run into one per
+/// instance. Equal to [`RunSpec::puzzle`] (tested).
+#[derive(Default)]
+pub struct PuzzleCache(HashMap<(usize, u64), Generated>);
+
+impl PuzzleCache {
+    /// `run.puzzle()`, from the cached instance.
+    pub fn puzzle(&mut self, run: &RunSpec) -> Result<(Puzzle, u32)> {
+        let base = match self.0.entry((run.size, run.seed)) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => e.insert(generate(&GenSpec::square(run.size, run.seed))?),
+        };
+        let (w, h) = (base.puzzle.width, base.puzzle.height);
+        let cells = run.layout.cells(w, h);
+        let placements = base.solution.placements.as_ref().ok_or_else(|| {
+            crate::error::Error::Invalid("a generated solution without placements".into())
+        })?;
+        let hints = cells
+            .iter()
+            .map(|&pos| {
+                placements[pos]
+                    .map(|p| Hint {
+                        pos,
+                        piece: p.piece,
+                        rot: p.rot,
+                    })
+                    .ok_or_else(|| {
+                        crate::error::Error::Invalid(format!(
+                            "the generated solution leaves {} empty",
+                            crate::error::cell_place(pos, w)
+                        ))
+                    })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let name = match base.puzzle.name.strip_suffix(Layout::None.name()) {
+            Some(stem) => format!("{stem}{}", run.layout.name()),
+            None => base.puzzle.name.clone(),
+        };
+        let puzzle = Puzzle {
+            name,
+            hints,
+            ..base.puzzle.clone()
+        };
+        Ok((puzzle, pinned_seam_floor(w, h, &cells)))
+    }
+}
+
 /// What one run reached.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunResult {
@@ -128,11 +183,18 @@ impl RunResult {
 /// Runs one cell of the grid in this thread. Pure: same spec, same result.
 pub fn run_one(run: &RunSpec) -> Result<RunResult> {
     let (puzzle, floor) = run.puzzle()?;
-    let mut engine = Backtracker::new(&puzzle, run.order, &vec![])?;
+    run_on(run, &puzzle, floor)
+}
+
+/// [`run_one`] on `run.puzzle()`'s puzzle and floor, already generated:
+/// a grid shares one puzzle between all its fill orders, and generating
+/// it once per (size, seed, layout) saves most of a small grid's time.
+pub fn run_on(run: &RunSpec, puzzle: &Puzzle, floor: u32) -> Result<RunResult> {
+    let mut engine = Backtracker::new(puzzle, run.order, &vec![])?;
     let report = engine.best(&run.config(), |_| {})?;
     Ok(RunResult::from_board(
         run,
-        &puzzle,
+        puzzle,
         floor,
         report.board.as_ref(),
         report.nodes,
@@ -216,6 +278,19 @@ mod tests {
         let (b, _) = base.puzzle().unwrap();
         assert_eq!(a.pieces, b.pieces);
         assert_eq!((a.hints.len(), b.hints.len()), (5, 0));
+    }
+
+    #[test]
+    fn the_cache_gives_what_generating_gives() {
+        let mut cache = PuzzleCache::default();
+        for run in StudySpec::full(vec![6, 7], 2, 1).runs() {
+            let (a, fa) = cache.puzzle(&run).unwrap();
+            let (b, fb) = run.puzzle().unwrap();
+            assert_eq!(
+                (a.name, a.pieces, a.hints, fa),
+                (b.name, b.pieces, b.hints, fb)
+            );
+        }
     }
 
     #[test]

@@ -19,7 +19,7 @@ pub fn jsonl(results: &[RunResult]) -> String {
 }
 
 /// Results grouped by (size, order, layout), in first-seen order of each key.
-fn group<'a>(results: &'a [RunResult]) -> BTreeMap<(usize, String, String), Vec<&'a RunResult>> {
+fn group(results: &[RunResult]) -> BTreeMap<(usize, String, String), Vec<&RunResult>> {
     let mut groups: BTreeMap<(usize, String, String), Vec<&RunResult>> = BTreeMap::new();
     for r in results {
         groups

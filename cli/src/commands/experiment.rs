@@ -73,12 +73,13 @@ pub struct HintStudyArgs {
     #[arg(long, value_delimiter = ',', value_name = "LAYOUT,..")]
     pub layouts: Vec<String>,
     /// Run on this coordinator (its workers do the searching).
-    #[arg(long, env = "E2_COORDINATOR", conflicts_with = "embedded")]
+    #[arg(long, env = "E2_COORDINATOR")]
     pub coordinator: Option<String>,
     /// Bearer token the coordinator was started with.
     #[arg(long, env = "E2_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
-    /// Run on a coordinator and worker inside this process (the default).
+    /// Run on a coordinator and worker inside this process (the default
+    /// without --coordinator; wins over an E2_COORDINATOR in the environment).
     #[arg(long)]
     pub embedded: bool,
     /// Embedded: engine threads (default: every core).
@@ -113,7 +114,8 @@ fn hint_study(args: HintStudyArgs) -> Result<()> {
         .build()
         .context("cannot start the async runtime")?;
     let results = runtime.block_on(async {
-        match &args.coordinator {
+        let remote = args.coordinator.as_ref().filter(|_| !args.embedded);
+        match remote {
             Some(url) => {
                 let url = crate::cluster::with_scheme(url);
                 let mut client = Client::connect(&url, args.token.as_deref()).await?;

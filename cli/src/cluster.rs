@@ -57,7 +57,7 @@ impl Connection {
 }
 
 /// `host:port` is taken to mean `http://host:port`.
-fn with_scheme(address: &str) -> String {
+pub(crate) fn with_scheme(address: &str) -> String {
     if address.contains("://") {
         address.to_string()
     } else {
@@ -158,6 +158,13 @@ pub struct SubmitArgs {
     /// Best jobs: how many boards to keep.
     #[arg(long)]
     top: Option<u32>,
+    /// Best jobs: fill order (SPEC §6), e.g. spiral-in. Default: row-major.
+    #[arg(long, value_name = "ORDER")]
+    order: Option<String>,
+    /// Best jobs: 0 = strict DFS, K = a flat cap of K breaks. Default: the
+    /// tuned break-tolerant search.
+    #[arg(long, value_name = "K")]
+    max_breaks: Option<u32>,
 }
 
 #[derive(Debug, Args)]
@@ -284,9 +291,17 @@ async fn submit(a: SubmitArgs) -> Result<()> {
         ModeArg::Best => SubmitOptions::best(a.engine.into()),
     };
     if matches!(a.mode, ModeArg::Count)
-        && (a.time.is_some() || a.target_score.is_some() || a.top.is_some())
+        && (a.time.is_some()
+            || a.target_score.is_some()
+            || a.top.is_some()
+            || a.order.is_some()
+            || a.max_breaks.is_some())
     {
-        bail!("--time, --target-score and --top apply to --mode best only");
+        bail!("--time, --target-score, --top, --order and --max-breaks apply to --mode best only");
+    }
+    if a.order.is_some() || a.max_breaks.is_some() {
+        let search = crate::commands::run::search_settings(a.order.as_deref(), a.max_breaks)?;
+        options.search = Some(search.to_wire());
     }
     options.time_limit = a.time.map(Duration::from_secs);
     options.target_score = a.target_score;

@@ -11,7 +11,7 @@ mod input;
 
 use clap::{Parser, Subcommand};
 
-use commands::{boards, dlx, generate, run};
+use commands::{boards, dlx, experiment, generate, run};
 
 /// e2: a distributed Eternity II solver.
 ///
@@ -49,6 +49,9 @@ enum Command {
     /// Count an exact cover problem with colours in Knuth's dlx1/dlx2 text
     /// format, with the DLX engine (Algorithm C).
     Dlx(dlx::DlxArgs),
+    /// Reproducible studies run on a cluster (or an embedded one):
+    /// `hint-study` is seed 001's grid of fill orders × hint layouts.
+    Experiment(experiment::ExperimentArgs),
     #[command(flatten)]
     Cluster(cluster::ClusterCommand),
 }
@@ -63,6 +66,7 @@ fn main() {
         Command::Render(args) => boards::render(args),
         Command::Generate(args) => generate::run(args),
         Command::Dlx(args) => dlx::run(args),
+        Command::Experiment(args) => experiment::run(args),
         Command::Cluster(c) => cluster::run(c),
     };
     if let Err(error) = result {

@@ -140,6 +140,7 @@ async fn throughput(puzzle: &Puzzle, tasks: usize, workers: usize) -> Result<Dur
         time_limit: None,
         target_score: None,
         top_k: None,
+        search: Default::default(),
     };
     let job = running
         .shared
@@ -220,6 +221,7 @@ async fn count_with(puzzle: &Puzzle, engine: Engine, workers: usize) -> Result<C
         time_limit: None,
         target_score: None,
         top_k: None,
+        search: Default::default(),
     };
     let job = service::submit_plan(&shared, plan, workers)
         .await

@@ -28,6 +28,8 @@ pub struct SubmitOptions {
     pub target_score: Option<u32>,
     /// Best jobs: boards to keep.
     pub top_k: Option<u32>,
+    /// Best jobs: fill order, breaks, whole-tree run (`None`: the defaults).
+    pub search: Option<pb::SearchSettings>,
 }
 
 impl SubmitOptions {
@@ -38,6 +40,7 @@ impl SubmitOptions {
             time_limit: None,
             target_score: None,
             top_k: None,
+            search: None,
         }
     }
 
@@ -89,6 +92,7 @@ impl Client {
             time_limit_secs: options.time_limit.map_or(0, |t| t.as_secs().max(1)),
             target_score: options.target_score,
             top_k: options.top_k.unwrap_or(0),
+            search: options.search.clone(),
         };
         Ok(self
             .inner

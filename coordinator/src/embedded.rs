@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use e2_proto::pb;
 use e2_shared::Puzzle;
-use e2_worker::engines::Engine;
+use e2_worker::engines::{BestSearch, Engine};
 use e2_worker::WorkerConfig;
 use tokio_util::sync::CancellationToken;
 
@@ -50,6 +50,8 @@ pub struct BestOptions {
     pub target_score: Option<u32>,
     /// Boards to keep and return (default 10).
     pub top_k: Option<u32>,
+    /// Fill order, breaks, whole-tree run (default: the tuned search).
+    pub search: BestSearch,
 }
 
 /// How an embedded best-score search ended.
@@ -109,6 +111,7 @@ pub async fn count(
         time_limit: None,
         target_score: None,
         top_k: None,
+        search: BestSearch::default(),
     };
     let run = run_job(plan, data_dir, threads, interrupt).await?;
     Ok(CountOutcome {
@@ -140,6 +143,7 @@ pub async fn best(
         time_limit: options.time_limit,
         target_score: options.target_score,
         top_k: Some(top),
+        search: options.search,
     };
     let run = run_job(plan, data_dir, threads, interrupt).await?;
     Ok(BestOutcome {
@@ -196,8 +200,15 @@ async fn run_job(
     let threads = threads.max(1);
 
     let (mode, engine) = (plan.mode, plan.engine);
-    let resumable =
-        shared.read(|l, _| l.find_resumable(&plan.puzzle, mode, engine, mode == Mode::Count));
+    let resumable = shared.read(|l, _| {
+        l.find_resumable(
+            &plan.puzzle,
+            mode,
+            engine,
+            &plan.search,
+            mode == Mode::Count,
+        )
+    });
     let (job_id, resumed) = match resumable {
         Some(id) => (id, true),
         None => (
@@ -239,6 +250,64 @@ async fn run_job(
         resumed,
         elapsed: started.elapsed(),
     })
+}
+
+/// A coordinator and one worker serving on 127.0.0.1 inside this process,
+/// over a temporary data directory: what a command that speaks to a
+/// cluster through [`client::Client`] uses when it has no cluster.
+pub struct LocalCluster {
+    running: crate::server::Running,
+    stop_server: CancellationToken,
+    stop_worker: CancellationToken,
+    worker: tokio::task::JoinHandle<Result<e2_worker::WorkerSummary, e2_worker::WorkerError>>,
+    _data: tempfile::TempDir,
+}
+
+impl LocalCluster {
+    /// Starts the coordinator on an ephemeral port and a worker with
+    /// `threads` engine threads dialling it.
+    pub async fn start(threads: usize) -> Result<Self> {
+        let data = tempfile::tempdir().context("cannot create a temporary data directory")?;
+        let config = CoordinatorConfig {
+            data_dir: data.path().to_path_buf(),
+            token: None,
+            ledger: LedgerConfig::default(),
+        };
+        let stop_server = CancellationToken::new();
+        let running = server::start(
+            config,
+            "127.0.0.1:0".parse().expect("literal"),
+            stop_server.clone(),
+        )
+        .await?;
+        let stop_worker = CancellationToken::new();
+        let worker = tokio::spawn(e2_worker::run(
+            WorkerConfig::new(running.url(), threads.max(1)),
+            stop_worker.clone(),
+        ));
+        Ok(LocalCluster {
+            running,
+            stop_server,
+            stop_worker,
+            worker,
+            _data: data,
+        })
+    }
+
+    /// `http://127.0.0.1:port`, for [`client::Client::connect`].
+    pub fn url(&self) -> String {
+        self.running.url()
+    }
+
+    /// Stops the worker, then the coordinator, and removes the data.
+    pub async fn shutdown(self) -> Result<()> {
+        self.stop_worker.cancel();
+        let worked = self.worker.await.context("worker task")?;
+        self.stop_server.cancel();
+        self.running.wait().await?;
+        worked?;
+        Ok(())
+    }
 }
 
 /// The same validation a submitted Puzzle JSON gets.

@@ -28,9 +28,11 @@ use tonic::Status;
 
 use crate::boards::check_board;
 use crate::records::{
-    BestEntry, JobId, JobRecord, JobState, Mode, StoredPuzzle, TaskId, TaskRecord, TaskState,
+    BestEntry, JobId, JobRecord, JobState, Mode, StoredPuzzle, StoredSearch, TaskId, TaskRecord,
+    TaskState,
 };
 use crate::store::{Loaded, Writes};
+use e2_worker::engines::BestSearch;
 
 /// Timings and budgets of a coordinator.
 #[derive(Debug, Clone)]
@@ -97,6 +99,8 @@ pub struct JobPlan {
     pub time_limit: Option<Duration>,
     pub target_score: Option<u32>,
     pub top_k: Option<u32>,
+    /// Best jobs: how to search (counts keep the defaults).
+    pub search: BestSearch,
 }
 
 /// One job as the operator endpoints show it.
@@ -328,6 +332,7 @@ impl Ledger {
                 .unwrap_or(self.config.default_top_k),
             best_score: None,
             error: None,
+            search: StoredSearch::from(&plan.search),
         };
         let mut job = Job::new(rec);
         let mut writes = Writes {
@@ -405,6 +410,7 @@ impl Ledger {
                 } else {
                     0
                 },
+                search: best.then(|| job.rec.search.to_wire()),
             });
             job.leased.insert(
                 tid,
@@ -625,6 +631,19 @@ impl Ledger {
                     finish(job, JobState::Done, None, clock);
                 }
             }
+            Mode::Best if job.rec.search.whole_tree => {
+                // The one deterministic run is over, and with it the job.
+                task.state = TaskState::Done;
+                task.round += 1;
+                task.completions += 1;
+                task.nodes = req.nodes;
+                job.rec.tasks_done += 1;
+                job.rec.nodes_done += req.nodes;
+                writes.tasks.push(task.clone());
+                if job.ready.is_empty() && job.leased.is_empty() && !job.rec.state.is_over() {
+                    finish(job, JobState::Done, None, clock);
+                }
+            }
             Mode::Best => {
                 // A round is over; the prefix goes round again with a new seed.
                 task.round += 1;
@@ -802,24 +821,27 @@ impl Ledger {
             .collect())
     }
 
-    /// A job of this puzzle, mode and engine the embedded runner can
-    /// resume: the newest one still queued or running, or, with
+    /// A job of this puzzle, mode, engine and search settings the embedded
+    /// runner can resume: the newest one still queued or running, or, with
     /// `or_done`, the newest done one (whose answer is then known).
     pub fn find_resumable(
         &self,
         puzzle: &Puzzle,
         mode: Mode,
         engine: pb::Engine,
+        search: &BestSearch,
         or_done: bool,
     ) -> Option<JobId> {
         let fingerprint = StoredPuzzle::from(puzzle).fingerprint();
         let engine = e2_proto::engine_name(engine);
+        let search = StoredSearch::from(search);
         self.jobs
             .values()
             .rev()
             .find(|j| {
                 j.rec.mode == mode
                     && j.rec.engine == engine
+                    && (mode == Mode::Count || j.rec.search == search)
                     && (matches!(j.rec.state, JobState::Queued | JobState::Running)
                         || (or_done && j.rec.state == JobState::Done))
                     && j.rec.puzzle.fingerprint() == fingerprint
@@ -933,7 +955,9 @@ fn accept_boards(job: &mut Job, boards: &[pb::FoundBoard], clock: Clock, writes:
     }
     writes.durable = true;
     let target = job.rec.target_score.unwrap_or_else(|| job.max_score());
-    if job.rec.best_score.is_some_and(|s| s >= target) {
+    // A whole-tree job ends with its one run, so that its node count (and
+    // so its result) never depends on when a board reached the coordinator.
+    if !job.rec.search.whole_tree && job.rec.best_score.is_some_and(|s| s >= target) {
         finish(job, JobState::Done, None, clock);
     }
     writes.jobs.push(job.rec.clone());
@@ -991,6 +1015,7 @@ mod tests {
             time_limit: None,
             target_score: None,
             top_k: None,
+            search: BestSearch::default(),
         };
         l.submit(plan, clock);
         (l, w, clock)

@@ -36,7 +36,8 @@ pub mod signals;
 pub mod store;
 
 pub use client::{Client, SubmitOptions};
+pub use e2_worker::engines::BestSearch;
 pub use e2_worker::engines::Engine;
-pub use embedded::{run_best, run_count, BestOptions, BestOutcome, CountOutcome};
+pub use embedded::{run_best, run_count, BestOptions, BestOutcome, CountOutcome, LocalCluster};
 pub use ledger::LedgerConfig;
 pub use server::{start, CoordinatorConfig, CoordinatorError, OpsListeners, Running};

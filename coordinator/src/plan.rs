@@ -4,11 +4,12 @@
 //! there are worker threads (16 per thread, at least 64), so that uneven
 //! subtrees even out and a late worker still finds work; subtrees that turn
 //! out long are split further while the job runs. A best job cycles over
-//! the depth-1 prefixes, each round with a new seed, for variety.
+//! the depth-1 prefixes of its own fill order, each round with a new seed,
+//! for variety; a whole-tree best job is one task, the empty prefix.
 
 use e2_shared::search::Prefix;
 use e2_shared::{Error, Puzzle};
-use e2_worker::engines::{self, Engine};
+use e2_worker::engines::{self, BestSearch, Engine};
 
 use crate::records::Mode;
 
@@ -20,6 +21,7 @@ pub fn first_tasks(
     puzzle: &Puzzle,
     mode: Mode,
     engine: Engine,
+    search: &BestSearch,
     worker_threads: usize,
 ) -> Result<Vec<Prefix>, Error> {
     let free = puzzle.cells() - puzzle.hints.len();
@@ -28,7 +30,7 @@ pub fn first_tasks(
     }
     match mode {
         Mode::Best => {
-            let prefixes = engines::prefixes(puzzle, engine, 1)?;
+            let prefixes = engines::best_prefixes(puzzle, search, 1)?;
             Ok(if prefixes.is_empty() {
                 vec![Vec::new()]
             } else {

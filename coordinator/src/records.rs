@@ -6,8 +6,10 @@
 //! checkpoint stored here. Prefixes and checkpoints are kept as the engines
 //! wrote them; the coordinator never looks inside.
 
+use e2_proto::pb;
 use e2_shared::search::{Checkpoint, Prefix};
 use e2_shared::{Hint, Puzzle};
+use e2_worker::engines::BestSearch;
 use serde::{Deserialize, Serialize};
 
 pub type JobId = u64;
@@ -101,6 +103,40 @@ impl StoredPuzzle {
     }
 }
 
+/// A best job's search settings (`SearchSettings`), checked at submission
+/// and kept as sent: workers decode them again from the assignment.
+/// Records written before settings existed read as the defaults.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredSearch {
+    /// A fill order name; empty = row-major.
+    pub order: String,
+    pub max_breaks: Option<u32>,
+    pub whole_tree: bool,
+    pub total_node_budget: u64,
+}
+
+impl From<&BestSearch> for StoredSearch {
+    fn from(s: &BestSearch) -> Self {
+        StoredSearch {
+            order: s.order.name().to_string(),
+            max_breaks: s.max_breaks,
+            whole_tree: s.whole_tree,
+            total_node_budget: s.total_node_budget,
+        }
+    }
+}
+
+impl StoredSearch {
+    pub fn to_wire(&self) -> pb::SearchSettings {
+        pb::SearchSettings {
+            order: self.order.clone(),
+            max_breaks: self.max_breaks,
+            whole_tree: self.whole_tree,
+            total_node_budget: self.total_node_budget,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobRecord {
     pub id: JobId,
@@ -127,6 +163,9 @@ pub struct JobRecord {
     pub top_k: u32,
     pub best_score: Option<u32>,
     pub error: Option<String>,
+    /// Best jobs: how to search.
+    #[serde(default)]
+    pub search: StoredSearch,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

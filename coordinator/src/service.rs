@@ -28,6 +28,7 @@ use crate::plan;
 use crate::puzzle_input;
 use crate::records::{JobId, Mode};
 use crate::store::{Store, Writes};
+use e2_worker::engines::BestSearch;
 
 pub struct Shared {
     ledger: Mutex<Ledger>,
@@ -167,6 +168,17 @@ pub async fn submit(shared: &Shared, req: pb::SubmitRequest) -> Result<JobId, St
         Ok(pb::Engine::Unspecified) | Err(_) => pb::Engine::Backtrack,
         Ok(e) => e,
     };
+    let search = match &req.search {
+        Some(wire) => {
+            BestSearch::from_wire(wire).map_err(|e| Status::invalid_argument(e.to_string()))?
+        }
+        None => BestSearch::default(),
+    };
+    if mode == Mode::Count && search != BestSearch::default() {
+        return Err(Status::invalid_argument(
+            "search: fill order, breaks and whole-tree runs apply to best jobs only",
+        ));
+    }
     let job = JobPlan {
         puzzle,
         mode,
@@ -175,6 +187,7 @@ pub async fn submit(shared: &Shared, req: pb::SubmitRequest) -> Result<JobId, St
         time_limit: (req.time_limit_secs > 0).then(|| Duration::from_secs(req.time_limit_secs)),
         target_score: req.target_score,
         top_k: (req.top_k > 0).then_some(req.top_k),
+        search,
     };
     let threads = shared.read(|l, _| l.worker_threads());
     submit_plan(shared, job, threads).await
@@ -189,11 +202,13 @@ pub async fn submit_plan(
     threads: usize,
 ) -> Result<JobId, Status> {
     let planned = {
-        let (puzzle, mode, engine) = (job.puzzle.clone(), job.mode, job.engine);
-        tokio::task::spawn_blocking(move || plan::first_tasks(&puzzle, mode, engine, threads))
-            .await
-            .map_err(|e| Status::internal(format!("planning failed: {e}")))?
-            .map_err(|e| Status::invalid_argument(e.to_string()))?
+        let (puzzle, mode, engine, search) = (job.puzzle.clone(), job.mode, job.engine, job.search);
+        tokio::task::spawn_blocking(move || {
+            plan::first_tasks(&puzzle, mode, engine, &search, threads)
+        })
+        .await
+        .map_err(|e| Status::internal(format!("planning failed: {e}")))?
+        .map_err(|e| Status::invalid_argument(e.to_string()))?
     };
     job.prefixes = planned;
     shared.apply(|l, clock| Ok(l.submit(job, clock))).await

@@ -287,6 +287,7 @@ mod tests {
             top_k: 3,
             best_score: None,
             error: None,
+            search: Default::default(),
         }
     }
 

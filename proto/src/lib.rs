@@ -17,7 +17,9 @@ pub mod pb {
 
 /// The protocol spoken by this build. A worker whose version differs is
 /// refused at registration: the message layouts or their meaning changed.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// (2: best jobs carry `SearchSettings`, which a version-1 worker would
+/// silently ignore.)
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// The largest message either end accepts (a 16×16 BoardDoc batch is far
 /// smaller; this bounds what a misbehaving peer can make us allocate).

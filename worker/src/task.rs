@@ -110,6 +110,8 @@ struct Task {
     split_seq: u32,
     node_budget: u64,
     seed: u64,
+    /// Best tasks: the job's search settings.
+    search: engines::BestSearch,
 }
 
 async fn run_assignment(
@@ -127,9 +129,13 @@ async fn run_assignment(
         .map_err(|e| e.to_string())?;
         let prefix = e2_proto::decode_prefix(&a.prefix).map_err(|e| e.to_string())?;
         let checkpoint = e2_proto::decode_checkpoint(&a.checkpoint).map_err(|e| e.to_string())?;
-        Ok::<_, String>((puzzle, prefix, checkpoint))
+        let search = match &a.search {
+            Some(wire) => engines::BestSearch::from_wire(wire).map_err(|e| e.to_string())?,
+            None => engines::BestSearch::default(),
+        };
+        Ok::<_, String>((puzzle, prefix, checkpoint, search))
     })();
-    let (puzzle, prefix, checkpoint) = match decoded {
+    let (puzzle, prefix, checkpoint, search) = match decoded {
         Ok(d) => d,
         Err(error) => return fail(session, shutdown, lease, error).await,
     };
@@ -142,6 +148,7 @@ async fn run_assignment(
         split_seq: a.split_seq,
         node_budget: a.node_budget,
         seed: a.seed,
+        search,
     };
     match Mode::try_from(a.mode).unwrap_or(Mode::Count) {
         Mode::Best => run_best(session, shutdown, task).await,
@@ -282,7 +289,7 @@ async fn run_best(
             Arc::clone(&found),
             task.engine,
         );
-        let (seed, budget) = (task.seed, task.node_budget.max(1));
+        let (seed, budget, search) = (task.seed, task.node_budget.max(1), task.search);
         tokio::task::spawn_blocking(move || {
             let mut on_improved = |board: &e2_shared::Board| {
                 if let Some(codes) = board.codes() {
@@ -299,6 +306,7 @@ async fn run_best(
                 &prefix,
                 seed,
                 budget,
+                &search,
                 &control,
                 &mut on_improved,
             )

@@ -2,5 +2,6 @@
 
 pub mod boards;
 pub mod dlx;
+pub mod experiment;
 pub mod generate;
 pub mod run;

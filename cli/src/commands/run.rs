@@ -9,10 +9,11 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{bail, Result};
+use anyhow::{anyhow, bail, Result};
 use clap::Args;
-use e2_coordinator::{run_best, run_count, BestOptions, Engine};
+use e2_coordinator::{run_best, run_count, BestOptions, BestSearch, Engine};
 use e2_shared::formats::Duplicates;
+use e2_shared::order::FillOrder;
 use e2_shared::Puzzle;
 
 use crate::cluster::EngineArg;
@@ -58,12 +59,38 @@ pub struct SolveArgs {
     /// Print all kept boards (best first), not only the best.
     #[arg(long)]
     pub all: bool,
+    /// Fill order (SPEC §6): row-major, row-major-bottom-up, spiral-in,
+    /// spiral-out, border-first, verhaard-comb, hint-rows-first,
+    /// connect-hints-first. Default: row-major.
+    #[arg(long, value_name = "ORDER")]
+    pub order: Option<String>,
+    /// Most unmatched seams a board may carry: 0 is strict DFS (every
+    /// placed seam matches), K a flat cap of K breaks. Default: the tuned
+    /// break-tolerant search (strict early, then a ramp of breaks).
+    #[arg(long, value_name = "K")]
+    pub max_breaks: Option<u32>,
     /// Keep the job in this sled directory (resumable). Default: temporary.
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
     /// Engine threads (default: every core).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+}
+
+/// The search settings of `--order` and `--max-breaks`, checked here so a
+/// bad order name is refused before anything starts.
+pub fn search_settings(order: Option<&str>, max_breaks: Option<u32>) -> Result<BestSearch> {
+    let order = match order {
+        Some(name) => name
+            .parse::<FillOrder>()
+            .map_err(|e| anyhow!("--order: {e}"))?,
+        None => BestSearch::default().order,
+    };
+    Ok(BestSearch {
+        order,
+        max_breaks,
+        ..BestSearch::default()
+    })
 }
 
 fn threads(requested: Option<usize>) -> usize {
@@ -116,6 +143,7 @@ pub fn count(args: CountArgs) -> Result<()> {
 }
 
 pub fn solve(args: SolveArgs) -> Result<()> {
+    let search = search_settings(args.order.as_deref(), args.max_breaks)?;
     let puzzle: Puzzle = match &args.puzzle {
         Some(p) => read_puzzle(p, Duplicates::Allow)?,
         None => {
@@ -132,6 +160,7 @@ pub fn solve(args: SolveArgs) -> Result<()> {
         time_limit: (args.time > 0).then(|| Duration::from_secs(args.time)),
         target_score: args.target_score,
         top_k: Some(args.top.max(1)),
+        search,
     };
     let outcome = run_best(
         &puzzle,

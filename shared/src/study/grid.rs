@@ -5,8 +5,11 @@ use serde::{Deserialize, Serialize};
 use crate::backtrack::{Backtracker, BestConfig};
 use crate::error::Result;
 use crate::generator::{generate, GenSpec};
-use crate::layouts::Layout;
-use crate::model::Puzzle;
+use std::collections::hash_map::{Entry, HashMap};
+
+use crate::generator::Generated;
+use crate::layouts::{pinned_seam_floor, Layout};
+use crate::model::{Board, Hint, Puzzle};
 use crate::order::FillOrder;
 
 /// What a study covers.
@@ -94,6 +97,58 @@ impl RunSpec {
     }
 }
 
+/// The puzzles of a grid, generated once per (size, seed).
+///
+/// A layout only chooses which cells are pinned, and a pin is the solution's
+/// own placement, so every layout's puzzle is the `none` instance plus
+/// hints read off its known solution. Generating is by far the slowest
+/// part of a small run, and this turns one generation per run into one per
+/// instance. Equal to [`RunSpec::puzzle`] (tested).
+#[derive(Default)]
+pub struct PuzzleCache(HashMap<(usize, u64), Generated>);
+
+impl PuzzleCache {
+    /// `run.puzzle()`, from the cached instance.
+    pub fn puzzle(&mut self, run: &RunSpec) -> Result<(Puzzle, u32)> {
+        let base = match self.0.entry((run.size, run.seed)) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => e.insert(generate(&GenSpec::square(run.size, run.seed))?),
+        };
+        let (w, h) = (base.puzzle.width, base.puzzle.height);
+        let cells = run.layout.cells(w, h);
+        let placements = base.solution.placements.as_ref().ok_or_else(|| {
+            crate::error::Error::Invalid("a generated solution without placements".into())
+        })?;
+        let hints = cells
+            .iter()
+            .map(|&pos| {
+                placements[pos]
+                    .map(|p| Hint {
+                        pos,
+                        piece: p.piece,
+                        rot: p.rot,
+                    })
+                    .ok_or_else(|| {
+                        crate::error::Error::Invalid(format!(
+                            "the generated solution leaves {} empty",
+                            crate::error::cell_place(pos, w)
+                        ))
+                    })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let name = match base.puzzle.name.strip_suffix(Layout::None.name()) {
+            Some(stem) => format!("{stem}{}", run.layout.name()),
+            None => base.puzzle.name.clone(),
+        };
+        let puzzle = Puzzle {
+            name,
+            hints,
+            ..base.puzzle.clone()
+        };
+        Ok((puzzle, pinned_seam_floor(w, h, &cells)))
+    }
+}
+
 /// What one run reached.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunResult {
@@ -128,26 +183,59 @@ impl RunResult {
 /// Runs one cell of the grid in this thread. Pure: same spec, same result.
 pub fn run_one(run: &RunSpec) -> Result<RunResult> {
     let (puzzle, floor) = run.puzzle()?;
-    let mut engine = Backtracker::new(&puzzle, run.order, &vec![])?;
+    run_on(run, &puzzle, floor)
+}
+
+/// [`run_one`] on `run.puzzle()`'s puzzle and floor, already generated:
+/// a grid shares one puzzle between all its fill orders, and generating
+/// it once per (size, seed, layout) saves most of a small grid's time.
+pub fn run_on(run: &RunSpec, puzzle: &Puzzle, floor: u32) -> Result<RunResult> {
+    let mut engine = Backtracker::new(puzzle, run.order, &vec![])?;
     let report = engine.best(&run.config(), |_| {})?;
-    let cells = puzzle.cells();
-    let pinned = puzzle.hints.len();
-    let (filled, codes) = match &report.board {
-        Some(b) => (b.filled(), b.codes().unwrap_or_default()),
-        None => (pinned, vec![]),
-    };
-    Ok(RunResult {
-        run: *run,
-        pinned,
+    Ok(RunResult::from_board(
+        run,
+        puzzle,
         floor,
-        depth: filled - pinned,
-        searchable: cells - pinned,
-        solved: filled == cells,
-        score: report.score,
-        max_score: crate::score::max_score(puzzle.width, puzzle.height),
-        nodes: report.nodes,
-        board_hash: crate::formats::board_hash(&codes),
-    })
+        report.board.as_ref(),
+        report.nodes,
+    ))
+}
+
+impl RunResult {
+    /// What `run` reached, read off its best board and node count alone:
+    /// how a result is rebuilt from a board that came back from a cluster,
+    /// so the local and the distributed path share every definition.
+    /// `puzzle` and `floor` are `run.puzzle()`'s.
+    pub fn from_board(
+        run: &RunSpec,
+        puzzle: &Puzzle,
+        floor: u32,
+        board: Option<&Board>,
+        nodes: u64,
+    ) -> RunResult {
+        let cells = puzzle.cells();
+        let pinned = puzzle.hints.len();
+        let (filled, codes, score) = match board {
+            Some(b) => (
+                b.filled(),
+                b.codes().unwrap_or_default(),
+                crate::score::score(b),
+            ),
+            None => (pinned, vec![], 0),
+        };
+        RunResult {
+            run: *run,
+            pinned,
+            floor,
+            depth: filled.saturating_sub(pinned),
+            searchable: cells - pinned,
+            solved: filled == cells,
+            score,
+            max_score: crate::score::max_score(puzzle.width, puzzle.height),
+            nodes,
+            board_hash: crate::formats::board_hash(&codes),
+        }
+    }
 }
 
 /// Orders and layouts travel by their SPEC names.
@@ -190,6 +278,24 @@ mod tests {
         let (b, _) = base.puzzle().unwrap();
         assert_eq!(a.pieces, b.pieces);
         assert_eq!((a.hints.len(), b.hints.len()), (5, 0));
+    }
+
+    #[test]
+    fn the_cache_gives_what_generating_gives() {
+        let mut cache = PuzzleCache::default();
+        // Generating is slow: one order is enough, the puzzle ignores it.
+        let spec = StudySpec {
+            orders: vec![FillOrder::SpiralIn],
+            ..StudySpec::full(vec![6], 2, 1)
+        };
+        for run in spec.runs() {
+            let (a, fa) = cache.puzzle(&run).unwrap();
+            let (b, fb) = run.puzzle().unwrap();
+            assert_eq!(
+                (a.name, a.pieces, a.hints, fa),
+                (b.name, b.pieces, b.hints, fb)
+            );
+        }
     }
 
     #[test]

@@ -19,5 +19,5 @@
 pub mod grid;
 pub mod report;
 
-pub use grid::{run_one, RunResult, RunSpec, StudySpec};
+pub use grid::{run_on, run_one, PuzzleCache, RunResult, RunSpec, StudySpec};
 pub use report::{chart_svg, jsonl, markdown};

@@ -262,3 +262,59 @@ pub fn chart_svg(results: &[RunResult]) -> String {
     out.push_str("</svg>\n");
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::order::FillOrder;
+    use crate::study::grid::RunSpec;
+
+    /// A result that only names its cell of the grid: the floor table is
+    /// a function of the sizes and layouts present.
+    fn named(size: usize, layout: Layout) -> RunResult {
+        RunResult {
+            run: RunSpec {
+                size,
+                seed: 1,
+                order: FillOrder::RowMajor,
+                layout,
+                budget_nodes: 1,
+            },
+            pinned: 0,
+            floor: 0,
+            depth: 0,
+            searchable: size * size,
+            solved: false,
+            score: 0,
+            max_score: crate::score::max_score(size, size),
+            nodes: 0,
+            board_hash: 0,
+        }
+    }
+
+    fn floor_row<'a>(report: &'a str, layout: &str) -> &'a str {
+        let start = format!("| {layout} |");
+        report
+            .lines()
+            .find(|l| l.starts_with(&start))
+            .unwrap_or_else(|| panic!("no floor row for {layout} in\n{report}"))
+    }
+
+    #[test]
+    fn the_floor_table_shows_the_hand_counted_floors() {
+        let results: Vec<RunResult> = [16, 8]
+            .into_iter()
+            .flat_map(|s| crate::layouts::ALL_LAYOUTS.map(|l| named(s, l)))
+            .collect();
+        let report = markdown(&results);
+        // Hand counts at 16×16 (seed 001): five scattered clues touch
+        // nothing; a 4×4 block has 4 rows of 3 and 4 columns of 3 seams,
+        // 24; five disjoint blocks 5 × 24 = 120, a quarter of 480; the
+        // lattice never touches itself. At 8×8 the block is 2×2: 4 seams.
+        assert_eq!(floor_row(&report, "none"), "| none | 0 / 0 | 0 / 0 |");
+        assert!(floor_row(&report, "official5").starts_with("| official5 | 5 / 0 |"));
+        assert!(floor_row(&report, "block").starts_with("| block | 16 / 24 | 4 / 4 |"));
+        assert!(floor_row(&report, "blocks5").starts_with("| blocks5 | 80 / 120 |"));
+        assert!(floor_row(&report, "lattice").starts_with("| lattice | 16 / 0 |"));
+    }
+}

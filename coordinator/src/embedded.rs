@@ -272,6 +272,7 @@ impl LocalCluster {
             data_dir: data.path().to_path_buf(),
             token: None,
             ledger: LedgerConfig::default(),
+            ops: Default::default(),
         };
         let stop_server = CancellationToken::new();
         let running = server::start(

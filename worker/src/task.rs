@@ -208,18 +208,9 @@ async fn run_count(
             true,
         )
         .await;
-        let run = match engine_run.await {
-            Ok(Ok(run)) => run,
-            Ok(Err(e)) => return fail(session, shutdown, task.lease, e.to_string()).await,
-            Err(join) => {
-                return fail(
-                    session,
-                    shutdown,
-                    task.lease,
-                    format!("engine thread died: {join}"),
-                )
-                .await
-            }
+        let run = match engine_result(engine_run.await) {
+            Ok(run) => run,
+            Err(error) => return fail(session, shutdown, task.lease, error).await,
         };
         let donated = control.take_donated();
         let split = (!donated.is_empty()).then(|| {
@@ -323,18 +314,9 @@ async fn run_best(
         false,
     )
     .await;
-    let run = match engine_run.await {
-        Ok(Ok(run)) => run,
-        Ok(Err(e)) => return fail(session, shutdown, task.lease, e.to_string()).await,
-        Err(join) => {
-            return fail(
-                session,
-                shutdown,
-                task.lease,
-                format!("engine thread died: {join}"),
-            )
-            .await
-        }
+    let run = match engine_result(engine_run.await) {
+        Ok(run) => run,
+        Err(error) => return fail(session, shutdown, task.lease, error).await,
     };
     let boards = std::mem::take(&mut *found.lock().expect("found lock"));
     match stop {
@@ -520,6 +502,17 @@ async fn complete(
 }
 
 /// Reports an engine failure: the coordinator fails the job with `error`.
+/// The engine thread's result, or the one-line reason the task failed.
+fn engine_result<T, E: std::fmt::Display>(
+    joined: Result<Result<T, E>, tokio::task::JoinError>,
+) -> Result<T, String> {
+    match joined {
+        Ok(Ok(run)) => Ok(run),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(join) => Err(format!("engine thread died: {join}")),
+    }
+}
+
 async fn fail(
     session: &Session,
     shutdown: &CancellationToken,

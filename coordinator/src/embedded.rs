@@ -180,22 +180,11 @@ async fn run_job(
         data_dir.unwrap_or_else(|| temp.as_ref().expect("temp dir").path().to_path_buf());
     std::fs::create_dir_all(&data_dir)
         .with_context(|| format!("cannot create {}", data_dir.display()))?;
-    let config = CoordinatorConfig {
-        data_dir,
-        token: None,
-        ledger: LedgerConfig {
-            checkpoint: Duration::from_secs(10),
-            ..LedgerConfig::default()
-        },
-        ops: Default::default(),
+    let ledger = LedgerConfig {
+        checkpoint: Duration::from_secs(10),
+        ..LedgerConfig::default()
     };
-    let stop_server = CancellationToken::new();
-    let running = server::start(
-        config,
-        "127.0.0.1:0".parse().expect("literal"),
-        stop_server.clone(),
-    )
-    .await?;
+    let (running, stop_server) = start_loopback(data_dir, ledger).await?;
     let shared = Arc::clone(&running.shared);
     let threads = threads.max(1);
 
@@ -268,19 +257,8 @@ impl LocalCluster {
     /// `threads` engine threads dialling it.
     pub async fn start(threads: usize) -> Result<Self> {
         let data = tempfile::tempdir().context("cannot create a temporary data directory")?;
-        let config = CoordinatorConfig {
-            data_dir: data.path().to_path_buf(),
-            token: None,
-            ledger: LedgerConfig::default(),
-            ops: Default::default(),
-        };
-        let stop_server = CancellationToken::new();
-        let running = server::start(
-            config,
-            "127.0.0.1:0".parse().expect("literal"),
-            stop_server.clone(),
-        )
-        .await?;
+        let (running, stop_server) =
+            start_loopback(data.path().to_path_buf(), LedgerConfig::default()).await?;
         let stop_worker = CancellationToken::new();
         let worker = tokio::spawn(e2_worker::run(
             WorkerConfig::new(running.url(), threads.max(1)),
@@ -309,6 +287,28 @@ impl LocalCluster {
         worked?;
         Ok(())
     }
+}
+
+/// Starts a coordinator without a token on an ephemeral 127.0.0.1 port;
+/// cancelling the returned token stops it.
+async fn start_loopback(
+    data_dir: PathBuf,
+    ledger: LedgerConfig,
+) -> Result<(server::Running, CancellationToken)> {
+    let config = CoordinatorConfig {
+        data_dir,
+        token: None,
+        ledger,
+        ops: Default::default(),
+    };
+    let stop = CancellationToken::new();
+    let running = server::start(
+        config,
+        "127.0.0.1:0".parse().expect("literal"),
+        stop.clone(),
+    )
+    .await?;
+    Ok((running, stop))
 }
 
 /// The same validation a submitted Puzzle JSON gets.

@@ -192,3 +192,37 @@ fn a_long_count_with_splits_keeps_the_published_count() {
     eprintln!("{split} of {} tasks came from splits", ledger.len());
     assert!(ledger.iter().all(|t| t["completions"] == 1));
 }
+
+/// `e2 watch` follows a count to its end: one progress line per update
+/// (stdout is not a terminal here), the last one showing every task done
+/// and the final count.
+#[test]
+fn watch_follows_a_count_to_its_end() {
+    let Some(puzzle) = data("brendan/s2_05x05.json") else {
+        return;
+    };
+    let expected = engine_count(&puzzle, Engine::Dlx);
+    let mut cluster = Cluster::new();
+    cluster.start_coordinator(&[]);
+    let job = cluster.submit(&puzzle, &["--mode", "count", "--engine", "dlx"]);
+    cluster.start_worker(1, &[]);
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_e2"));
+    cmd.args(["watch", &job.to_string(), "--coordinator", &cluster.url()]);
+    let out = cluster_support::run_bounded(cmd, JOB_TIME);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let last = text.lines().last().expect("at least one progress line");
+    let total = cluster.status(job)["tasks_total"].as_u64().unwrap();
+    assert!(
+        last.contains(&format!("job {job} done: tasks {total}/{total}")),
+        "{text}"
+    );
+    assert!(
+        last.contains(&format!("{expected} solutions so far")),
+        "{text}"
+    );
+}

@@ -25,7 +25,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::candidate::class_of;
-use super::plan::Plan;
+use super::plan::{Plan, Purpose};
 use super::walk::SearchState;
 use super::Backtracker;
 use crate::error::Result;
@@ -188,7 +188,9 @@ impl Backtracker {
             &self.puzzle,
             self.plan.order,
             &self.plan.prefix,
-            config.max_breaks > 0,
+            Purpose::Best {
+                breaks: config.max_breaks > 0,
+            },
         )?;
         let cells = plan.cells();
         let levels = plan.levels.len();

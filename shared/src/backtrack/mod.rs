@@ -52,7 +52,7 @@ use crate::error::{Error, Result};
 use crate::model::{Board, Puzzle};
 use crate::order::FillOrder;
 use crate::search::{Checkpoint, Control, Prefix, RunEnd};
-use plan::Plan;
+use plan::{Plan, Purpose};
 use poll::Driver;
 use walk::{Count, Counters, Entry, SearchState, Visitor};
 
@@ -106,7 +106,7 @@ impl Backtracker {
     /// Plans the search of the subtree under `prefix` (forced placements
     /// applied like hints). Errors name a bad puzzle field or prefix entry.
     pub fn new(puzzle: &Puzzle, order: FillOrder, prefix: &Prefix) -> Result<Self> {
-        let plan = Plan::new(puzzle, order, prefix, false)?;
+        let plan = Plan::new(puzzle, order, prefix, Purpose::Count)?;
         let state = SearchState::new(&plan);
         Ok(Backtracker {
             puzzle: puzzle.clone(),

@@ -16,10 +16,14 @@
 //! the inner loop takes that colour from the word it has just placed, still
 //! in a register, instead of reloading it from the board it has just
 //! written, which takes the store-to-load round trip off the critical path.
+//! Its table puts that side in key digit 0, whose factor is 1 or 2, so the
+//! hot term is a shift and a mask (`hot_mask` is 0 when the previous cell
+//! is not a neighbour) and the multiplies stay on the cold terms, whose
+//! loads do not wait for the placement.
 
 use super::candidate::{colour_of, colour_shift, Candidate, COLOUR_MASK, MAX_CLASSES};
 use super::classes::{MemberAssigner, PieceClasses};
-use super::tables::{CellView, Tables};
+use super::tables::{CellView, Tables, NO_LOW_SIDE};
 use crate::error::{cell_place, Error, Result};
 use crate::model::{Board, Placement, Puzzle};
 use crate::order::FillOrder;
@@ -34,15 +38,19 @@ pub(crate) struct Term {
 }
 
 /// One searched cell: one cache line, so descending touches one line and
-/// indexing the level array is a shift.
+/// indexing the level array is a shift (a test keeps it at 64 bytes).
 #[derive(Debug, Clone, Copy)]
 #[repr(align(64))]
 pub(crate) struct Level {
     pub pos: u32,
     /// Where this cell's table starts in the offsets array.
     pub table: u32,
-    /// The term on the previous level's cell (factor 0 when not a neighbour).
-    pub hot: Term,
+    /// The term on the previous level's cell, `hot_cell`, as a shift and a
+    /// mask: `(word >> hot_shift) & hot_mask` (key digit 0, whose factor
+    /// folds into both; the mask is 0 when that cell is not a neighbour).
+    pub hot_cell: u16,
+    pub hot_shift: u8,
+    pub hot_mask: u32,
     /// The other terms; those past `cold` are dummies.
     pub terms: [Term; 4],
     /// How many of `terms` are real.
@@ -73,6 +81,16 @@ pub(crate) struct Plan {
     pub pinned_consistent: bool,
 }
 
+/// Which search a plan serves, which decides its table layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Purpose {
+    /// Exact runs only: counting, first solution, prefixes.
+    Count,
+    /// Exact and one-break runs per key (the one-break runs are empty
+    /// unless `breaks`): the best-score search.
+    Best { breaks: bool },
+}
+
 /// The neighbour of `pos` across side `side` (URDL), if it is on the board.
 pub(crate) fn neighbour(pos: usize, side: usize, width: usize, height: usize) -> Option<usize> {
     let (row, col) = (pos / width, pos % width);
@@ -90,13 +108,14 @@ fn on_perimeter(pos: usize, width: usize, height: usize) -> bool {
 }
 
 impl Plan {
-    /// `with_breaks` builds the one-break runs the break-tolerant search reads.
+    /// `purpose` decides the table layout (see [`Purpose`]).
     pub(crate) fn new(
         puzzle: &Puzzle,
         order: FillOrder,
         prefix: &Prefix,
-        with_breaks: bool,
+        purpose: Purpose,
     ) -> Result<Plan> {
+        let with_breaks = purpose == Purpose::Best { breaks: true };
         puzzle.validate_allowing_duplicates()?;
         let (width, height) = (puzzle.width, puzzle.height);
         let cells = width * height;
@@ -179,7 +198,7 @@ impl Plan {
             })
         });
 
-        let mut tables = Tables::new(puzzle.num_colors);
+        let mut tables = Tables::new(puzzle.num_colors, purpose != Purpose::Count);
         let mut placed_before: Vec<bool> = pinned.iter().map(Option::is_some).collect();
         let mut levels = Vec::with_capacity(cells);
         let dummy = Term {
@@ -204,11 +223,8 @@ impl Plan {
                 frame: 0,
                 constrained: 0,
                 breakable: 0,
+                low: NO_LOW_SIDE,
             };
-            let mut terms = [dummy; 4];
-            let mut cold = 0;
-            let mut hot = dummy;
-            let mut seams = 0;
             for side in 0..4 {
                 match neighbour(pos, side, width, height) {
                     None => view.frame |= 1 << side,
@@ -219,27 +235,44 @@ impl Plan {
                         if with_breaks && !frame_seam {
                             view.breakable |= 1 << side;
                         }
-                        let term = Term {
-                            cell: n as u16,
-                            shift: colour_shift((side + 2) % 4) as u8,
-                            factor: tables.factor(seams),
-                        };
                         if previous == Some(n) {
-                            hot = term;
-                        } else {
-                            terms[cold] = term;
-                            cold += 1;
+                            view.low = side as u8;
                         }
-                        seams += 1;
                     }
                     Some(_) => {}
                 }
             }
+            let mut terms = [dummy; 4];
+            let mut cold = 0;
+            let (mut hot_cell, mut hot_shift, mut hot_mask) = (dummy.cell, 0, 0);
+            let digit_sides = view.digit_sides();
+            for (digit, &side) in digit_sides.iter().enumerate() {
+                let n = neighbour(pos, side, width, height)
+                    .expect("a constrained side has a neighbour");
+                let term = Term {
+                    cell: n as u16,
+                    shift: colour_shift((side + 2) % 4) as u8,
+                    factor: tables.factor(digit),
+                };
+                if usize::from(view.low) == side {
+                    debug_assert_eq!(digit, 0);
+                    let low = tables.low_digit_shift();
+                    hot_cell = term.cell;
+                    hot_shift = term.shift - low as u8;
+                    hot_mask = COLOUR_MASK << low;
+                } else {
+                    terms[cold] = term;
+                    cold += 1;
+                }
+            }
+            let seams = digit_sides.len();
             let table = tables.table_for(view, &classes, &stock);
             levels.push(Level {
                 pos: pos as u32,
                 table,
-                hot,
+                hot_cell,
+                hot_shift,
+                hot_mask,
                 terms,
                 cold: cold as u32,
                 seams: seams as u32,
@@ -272,7 +305,7 @@ impl Plan {
     /// The offsets index of `level`'s candidates for the current board.
     #[inline(always)]
     pub(crate) fn key_index(&self, level: &Level, board: &[Candidate]) -> usize {
-        level.key_index(board, board[level.hot.cell as usize])
+        level.key_index(board, board[level.hot_cell as usize])
     }
 }
 
@@ -281,7 +314,7 @@ impl Level {
     /// on the previous level's cell.
     #[inline(always)]
     pub(crate) fn key_index(&self, board: &[Candidate], previous: Candidate) -> usize {
-        let hot = ((previous >> self.hot.shift) & COLOUR_MASK) * self.hot.factor;
+        let hot = (previous >> self.hot_shift) & self.hot_mask;
         let cold = self
             .terms
             .iter()
@@ -314,7 +347,8 @@ impl Level {
             2 => term(&t[0]) + term(&t[1]),
             _ => term(&t[0]) + term(&t[1]) + term(&t[2]) + term(&t[3]),
         };
-        let hot = ((previous >> self.hot.shift) & COLOUR_MASK) * self.hot.factor;
+        // Key digit 0: no multiply (see the module doc).
+        let hot = (previous >> self.hot_shift) & self.hot_mask;
         (self.table + hot + cold) as usize
     }
 }
@@ -361,5 +395,15 @@ impl Plan {
             });
         }
         prefix
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_level_fills_exactly_one_cache_line() {
+        assert_eq!(std::mem::size_of::<Level>(), 64);
     }
 }

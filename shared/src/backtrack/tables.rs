@@ -10,17 +10,24 @@
 //! community's two-colour table (key = up colour × left colour); for any
 //! other order the same scheme covers one to four constrained sides.
 //!
-//! A key is `Σ colour_j · base^j` over the constrained sides in URDL order,
-//! with `base = num_colors + 1`, and indexes a flat array of offsets into one
+//! A key is `Σ colour_j · base^j` over the constrained sides, with
+//! `base = num_colors + 1`; digit 0 is the view's *low* side (the side
+//! facing the previous cell of the fill order, when that is a neighbour)
+//! and the others follow in URDL order. Putting the colour the walk has
+//! just placed in the lowest digit lets it add that term with a shift
+//! instead of a multiply, on the one chain of dependent instructions
+//! that runs from a placement to the next key, and indexes a flat array of offsets into one
 //! flat candidate array shared by all tables: finding a cell's candidates is
 //! one multiply-add per constrained side and two loads, with no hashing and
 //! no pointer chasing.
 //!
-//! Each key owns two adjacent runs: the exact candidates, then (for the
-//! break-tolerant search only) the candidates that mismatch exactly one
-//! breakable side. `offsets[2k]..offsets[2k+1]` is the exact run and
-//! `offsets[2k+1]..offsets[2k+2]` the one-break run, so a search that allows
-//! a break simply reads one run further.
+//! For the best-score search each key owns two adjacent runs: the exact
+//! candidates, then the candidates that mismatch exactly one breakable side
+//! (empty unless breaks are allowed). `offsets[2k]..offsets[2k+1]` is the
+//! exact run and `offsets[2k+1]..offsets[2k+2]` the one-break run, so a
+//! search that allows a break simply reads one run further. Counting only
+//! ever reads exact runs, so its tables have one run per key and half the
+//! offsets to keep in cache.
 
 use std::collections::HashMap;
 
@@ -38,30 +45,57 @@ pub(crate) struct CellView {
     /// Constrained sides that may carry a break (best-score search only):
     /// never a seam between two frame cells.
     pub breakable: u8,
+    /// The constrained side that takes key digit 0, or [`NO_LOW_SIDE`].
+    pub low: u8,
+}
+
+/// [`CellView::low`] when digits simply follow URDL order.
+pub(crate) const NO_LOW_SIDE: u8 = 4;
+
+impl CellView {
+    /// The constrained sides in key digit order (digit `j` has weight `base^j`).
+    pub(crate) fn digit_sides(&self) -> Vec<usize> {
+        let low = usize::from(self.low);
+        let constrained = |s: usize| self.constrained >> s & 1 == 1;
+        let first = (low < 4 && constrained(low)).then_some(low);
+        first
+            .into_iter()
+            .chain((0..4).filter(|&s| constrained(s) && Some(s) != first))
+            .collect()
+    }
 }
 
 #[derive(Debug, Clone)]
 pub(crate) struct Tables {
     base: u32,
+    /// 1 (exact runs only) or 2 (exact and one-break runs).
+    runs_per_key: u32,
     offsets: Vec<u32>,
     candidates: Vec<Candidate>,
     by_view: HashMap<CellView, u32>,
 }
 
 impl Tables {
-    pub(crate) fn new(num_colors: u8) -> Self {
+    /// Tables with one run per key, or two when `break_runs`.
+    pub(crate) fn new(num_colors: u8, break_runs: bool) -> Self {
         Tables {
             base: u32::from(num_colors) + 1,
+            runs_per_key: if break_runs { 2 } else { 1 },
             offsets: Vec::new(),
             candidates: Vec::new(),
             by_view: HashMap::new(),
         }
     }
 
-    /// The weight of the `j`-th constrained side in an offsets index (two
-    /// offsets per key, hence the factor 2).
+    /// The weight of the `j`-th key digit in an offsets index (one offset
+    /// per run).
     pub(crate) fn factor(&self, j: usize) -> u32 {
-        2 * self.base.pow(j as u32)
+        self.runs_per_key * self.base.pow(j as u32)
+    }
+
+    /// `log2` of [`Tables::factor`]`(0)`: digit 0 is added with a shift.
+    pub(crate) fn low_digit_shift(&self) -> u32 {
+        self.runs_per_key.trailing_zeros()
     }
 
     /// The offsets index where `view`'s table starts, building it on first use.
@@ -75,7 +109,11 @@ impl Tables {
         if let Some(&start) = self.by_view.get(&view) {
             return start;
         }
-        let constrained: Vec<usize> = (0..4).filter(|s| view.constrained >> s & 1 == 1).collect();
+        assert!(
+            view.breakable == 0 || self.runs_per_key == 2,
+            "breaks need tables with break runs"
+        );
+        let constrained = view.digit_sides();
         let keys = self.base.pow(constrained.len() as u32) as usize;
         let key_of = |edges: &[u8; 4]| -> usize {
             constrained
@@ -107,7 +145,7 @@ impl Tables {
         let start = self.offsets.len() as u32;
         let mut next = entries.iter().peekable();
         for key in 0..keys {
-            for breaks in 0..2u8 {
+            for breaks in 0..self.runs_per_key as u8 {
                 self.offsets.push(self.candidates.len() as u32);
                 while let Some(&(_, _, word)) = next.next_if(|e| e.0 == key && e.1 == breaks) {
                     self.candidates.push(word);
@@ -153,11 +191,12 @@ mod tests {
     fn two_colour_table_lists_exactly_the_matching_rotations() {
         let pieces = [[1, 2, 3, 4], [2, 2, 1, 3], [0, 1, 2, 3]];
         let classes = PieceClasses::new(&pieces);
-        let mut tables = Tables::new(4);
+        let mut tables = Tables::new(4, true);
         let view = CellView {
             frame: 0,
             constrained: 0b1001, // up and left
             breakable: 0,
+            low: NO_LOW_SIDE,
         };
         let t = tables.table_for(view, &classes, &[1, 1, 1]) as usize;
         let run = |up: u32, left: u32| {
@@ -188,11 +227,12 @@ mod tests {
     fn break_runs_follow_exact_runs() {
         let pieces = [[1, 2, 3, 4]];
         let classes = PieceClasses::new(&pieces);
-        let mut tables = Tables::new(4);
+        let mut tables = Tables::new(4, true);
         let view = CellView {
             frame: 0,
             constrained: 0b0001,
             breakable: 0b0001,
+            low: NO_LOW_SIDE,
         };
         let t = tables.table_for(view, &classes, &[1]) as usize;
         let off = tables.offsets();

@@ -96,8 +96,8 @@ pub(crate) enum Entry {
 /// every offset is at most `candidates.len()`; every candidate's class is
 /// below `stock.len()`; and a key index stays inside its level's table,
 /// because every colour on the board is at most `num_colors` (puzzles are
-/// validated), so `Σ colour_j · 2·base^j ≤ 2·(base^n − 1)` while the table
-/// holds `2·base^n + 1` offsets.
+/// validated), so with `r` runs per key `Σ colour_j · r·base^j ≤ r·(base^n − 1)`
+/// while the table holds `r·base^n + 1` offsets.
 pub(crate) fn walk<V: Visitor, F: FnMut(&Checkpoint)>(
     plan: &Plan,
     state: &mut SearchState,
@@ -112,8 +112,29 @@ pub(crate) fn walk<V: Visitor, F: FnMut(&Checkpoint)>(
     let levels = &plan.levels[..leaf];
     let offsets = plan.tables.offsets();
     let candidates = plan.tables.candidates();
-    let mut mark = driver.next_mark(counters.nodes);
-    let mut nodes = counters.nodes;
+    // The three stacks as plain slices (pointer and length in registers):
+    // through `state` the compiler would reload each vector's pointer after
+    // every store, since a store into one buffer might change another's
+    // header. They are rebound after every call that takes `state`.
+    let (mut board, mut stock, mut runs) = (
+        state.board.as_mut_slice(),
+        state.stock.as_mut_slice(),
+        state.runs.as_mut_slice(),
+    );
+    macro_rules! rebind {
+        () => {
+            (board, stock, runs) = (
+                state.board.as_mut_slice(),
+                state.stock.as_mut_slice(),
+                state.runs.as_mut_slice(),
+            )
+        };
+    }
+    // Nodes are counted down to the driver's next mark, which keeps one
+    // register free: `nodes = mark - countdown`. A mark is always at least
+    // one node ahead, so the count never starts at zero.
+    let mut mark = driver.next_mark(counters.nodes).max(counters.nodes + 1);
+    let mut countdown = mark - counters.nodes;
 
     let (mut level, mut resume) = match entry {
         Entry::Fresh => (0, false),
@@ -122,11 +143,11 @@ pub(crate) fn walk<V: Visitor, F: FnMut(&Checkpoint)>(
     let mut here = &levels[level];
     // The word on the current level's cell, kept in a register for the
     // next level's hot key term.
-    let mut placed = state.board[here.pos as usize];
+    let mut placed = board[here.pos as usize];
     let (mut i, mut end) = if resume {
-        (state.runs[level].next, state.runs[level].end)
+        (runs[level].next, runs[level].end)
     } else {
-        let k = plan.key_index(here, &state.board);
+        let k = plan.key_index(here, board);
         (offsets[k], offsets[k + 1])
     };
 
@@ -140,29 +161,32 @@ pub(crate) fn walk<V: Visitor, F: FnMut(&Checkpoint)>(
                     i += 1;
                     let class = class_of(word);
                     // SAFETY: every candidate's class is below stock.len().
-                    let left = unsafe { state.stock.get_unchecked_mut(class) };
+                    let left = unsafe { stock.get_unchecked_mut(class) };
                     if *left == 0 {
                         continue;
                     }
                     *left -= 1;
                     // SAFETY: a level's pos is a cell of the board.
-                    unsafe { *state.board.get_unchecked_mut(here.pos as usize) = word };
+                    unsafe { *board.get_unchecked_mut(here.pos as usize) = word };
                     placed = word;
-                    nodes += 1;
-                    if nodes >= mark {
-                        state.runs[level] = Run { next: i, end };
-                        counters.nodes = nodes;
-                        if let Some(stop) = driver.poll(plan, state, level, counters) {
+                    countdown -= 1;
+                    if countdown == 0 {
+                        runs[level] = Run { next: i, end };
+                        counters.nodes = mark;
+                        let stop = driver.poll(plan, state, level, counters);
+                        rebind!();
+                        if let Some(stop) = stop {
                             return (stop, Some(level));
                         }
                         // A split may have cut this level's run short.
-                        end = state.runs[level].end;
-                        mark = driver.next_mark(nodes);
+                        end = runs[level].end;
+                        mark = driver.next_mark(counters.nodes).max(counters.nodes + 1);
+                        countdown = mark - counters.nodes;
                     }
                     break;
                 }
                 if level == 0 {
-                    counters.nodes = nodes;
+                    counters.nodes = mark - countdown;
                     return (RunEnd::Finished, None);
                 }
                 level -= 1;
@@ -170,29 +194,31 @@ pub(crate) fn walk<V: Visitor, F: FnMut(&Checkpoint)>(
                 // hold at least `leaf` entries (asserted above).
                 unsafe {
                     here = levels.get_unchecked(level);
-                    let placed = *state.board.get_unchecked(here.pos as usize);
-                    *state.stock.get_unchecked_mut(class_of(placed)) += 1;
-                    Run { next: i, end } = *state.runs.get_unchecked(level);
+                    let placed = *board.get_unchecked(here.pos as usize);
+                    *stock.get_unchecked_mut(class_of(placed)) += 1;
+                    Run { next: i, end } = *runs.get_unchecked(level);
                 }
             }
         }
         resume = false;
         if level + 1 == leaf {
-            counters.nodes = nodes;
-            if visitor.leaf(plan, state, counters) {
-                state.runs[level] = Run { next: i, end };
+            counters.nodes = mark - countdown;
+            let stop = visitor.leaf(plan, state, counters);
+            rebind!();
+            if stop {
+                runs[level] = Run { next: i, end };
                 return (RunEnd::FoundFirst, Some(level));
             }
-            state.stock[class_of(placed)] += 1;
+            stock[class_of(placed)] += 1;
             continue;
         }
         // SAFETY: level + 1 < leaf ≤ levels.len() ≤ stack lengths; the key
         // index and its successor lie inside the level's table (see above).
         unsafe {
-            *state.runs.get_unchecked_mut(level) = Run { next: i, end };
+            *runs.get_unchecked_mut(level) = Run { next: i, end };
             level += 1;
             here = levels.get_unchecked(level);
-            let k = here.key_index_unchecked(&state.board, placed);
+            let k = here.key_index_unchecked(board, placed);
             i = *offsets.get_unchecked(k);
             end = *offsets.get_unchecked(k + 1);
         }

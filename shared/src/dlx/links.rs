@@ -56,6 +56,15 @@ pub(crate) struct Links {
     pub updates: u64,
 }
 
+/// Node `q` of a node array, unchecked.
+#[inline(always)]
+fn node(nodes: &mut [Node], q: u32) -> &mut Node {
+    debug_assert!((q as usize) < nodes.len());
+    // SAFETY: `q` is a link value or an index derived from one inside an
+    // option's contiguous run of nodes; see the invariant on `Links`.
+    unsafe { nodes.get_unchecked_mut(q as usize) }
+}
+
 impl Links {
     /// Step C1 of Algorithm C: set the problem up in memory.
     pub fn new(xcc: &Xcc) -> Self {
@@ -244,8 +253,12 @@ impl Links {
 
     /// `hide'(p)`: remove the other nodes of `p`'s option from their lists,
     /// leaving alone the nodes of purified items (`COLOR < 0`).
+    ///
+    /// Works on the node array as a plain slice: through `self` the
+    /// compiler would reload the vector's pointer after every store.
     #[inline(always)]
     fn hide_(&mut self, p: u32) {
+        let nodes = self.nodes.as_mut_slice();
         let mut q = p + 1;
         let mut removed = 0u64;
         while q != p {
@@ -254,14 +267,14 @@ impl Links {
                 dlink: d,
                 top: x,
                 color,
-            } = *self.nd(q);
+            } = *node(nodes, q);
             if x <= 0 {
                 q = u; // a spacer: wrap to the option's first node
             } else {
                 if color >= 0 {
-                    self.nd_mut(u).dlink = d;
-                    self.nd_mut(d).ulink = u;
-                    self.nd_mut(x as u32).top -= 1;
+                    node(nodes, u).dlink = d;
+                    node(nodes, d).ulink = u;
+                    node(nodes, x as u32).top -= 1;
                     removed += 1;
                 }
                 q += 1;
@@ -273,6 +286,7 @@ impl Links {
     /// `unhide'(p)`: the inverse of `hide'(p)`, walking the other way.
     #[inline(always)]
     fn unhide_(&mut self, p: u32) {
+        let nodes = self.nodes.as_mut_slice();
         let mut q = p - 1;
         while q != p {
             let Node {
@@ -280,14 +294,14 @@ impl Links {
                 dlink: d,
                 top: x,
                 color,
-            } = *self.nd(q);
+            } = *node(nodes, q);
             if x <= 0 {
                 q = d; // a spacer: wrap to the option's last node
             } else {
                 if color >= 0 {
-                    self.nd_mut(u).dlink = q;
-                    self.nd_mut(d).ulink = q;
-                    self.nd_mut(x as u32).top += 1;
+                    node(nodes, u).dlink = q;
+                    node(nodes, d).ulink = q;
+                    node(nodes, x as u32).top += 1;
                 }
                 q -= 1;
             }

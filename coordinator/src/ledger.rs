@@ -170,6 +170,24 @@ impl Job {
         }
     }
 
+    /// Nodes and solutions of the tasks not finished yet: each one's last
+    /// stored checkpoint (its counts are cumulative), or what its holder has
+    /// reported since, if more. So an interrupted count shows everything it
+    /// has kept, not only its finished tasks.
+    fn unfinished_progress(&self) -> (u64, u64) {
+        self.tasks
+            .iter()
+            .filter(|(_, t)| t.state != TaskState::Done)
+            .fold((0, 0), |(nodes, solutions), (id, t)| {
+                let (kept_nodes, kept_solutions) = t
+                    .checkpoint
+                    .as_ref()
+                    .map_or((0, 0), |c| (c.nodes, c.solutions));
+                let seen = self.leased.get(id).map_or(0, |l| l.nodes_seen);
+                (nodes + kept_nodes.max(seen), solutions + kept_solutions)
+            })
+    }
+
     fn add_work(&mut self, nodes: u64, now: Instant) {
         self.work += nodes;
         self.samples.push_back((now, self.work));
@@ -729,7 +747,7 @@ impl Ledger {
         let rec = &job.rec;
         let end = rec.finished_unix_ms.unwrap_or(clock.unix_ms);
         let elapsed = end.saturating_sub(rec.created_unix_ms) as f64 / 1000.0;
-        let in_flight: u64 = job.leased.values().map(|l| l.nodes_seen).sum();
+        let (partial_nodes, partial_solutions) = job.unfinished_progress();
         let eta = (rec.mode == Mode::Count && !rec.state.is_over() && rec.tasks_done > 0)
             .then(|| elapsed * (rec.tasks_total - rec.tasks_done) as f64 / rec.tasks_done as f64);
         pb::JobStatus {
@@ -750,10 +768,10 @@ impl Ledger {
             tasks_done: rec.tasks_done,
             tasks_total: rec.tasks_total,
             tasks_running: job.leased.len() as u64,
-            solutions: rec.solutions,
+            solutions: rec.solutions + partial_solutions,
             best_score: rec.best_score,
             max_score: job.max_score(),
-            nodes: rec.nodes_done + in_flight,
+            nodes: rec.nodes_done + partial_nodes,
             nodes_per_sec: if rec.state.is_over() {
                 0.0
             } else {
@@ -1151,6 +1169,37 @@ mod tests {
         let (reply, _) = l.lease(&w, 1, clock).unwrap();
         let got = e2_proto::decode_checkpoint(&reply.assignments[0].checkpoint).unwrap();
         assert_eq!(got, Some(cp));
+    }
+
+    #[test]
+    fn status_counts_what_checkpoints_keep_of_unfinished_tasks() {
+        let (mut l, w, clock) = ledger_with_count_job(2);
+        let a = take(&mut l, &w, clock);
+        l.complete(&completion(a, 3), clock).unwrap();
+        let b = take(&mut l, &w, clock);
+        let cp = Checkpoint {
+            engine: "dlx".into(),
+            prefix: prefix(1),
+            path: vec![0],
+            solutions: 4,
+            nodes: 50,
+        };
+        let hb = |nodes: u64, release: bool| HeartbeatRequest {
+            lease: Some(b),
+            checkpoint: e2_proto::encode_checkpoint(Some(&cp)),
+            nodes,
+            release,
+            ..Default::default()
+        };
+        // Held: the holder's report counts when it is ahead of the checkpoint.
+        l.heartbeat(&hb(80, false), clock).unwrap();
+        let s = l.status(1, clock).unwrap();
+        assert_eq!((s.solutions, s.nodes), (3 + 4, 10 + 80));
+        // Handed back (as an interrupted count does): the checkpoint remains.
+        l.heartbeat(&hb(50, true), clock).unwrap();
+        let s = l.status(1, clock).unwrap();
+        assert_eq!((s.tasks_done, s.tasks_running), (1, 0));
+        assert_eq!((s.solutions, s.nodes), (3 + 4, 10 + 50));
     }
 
     #[test]

@@ -5,22 +5,16 @@
 //! rotations separately); DLX takes about 25 s of CPU on it, long enough
 //! to interrupt in the middle.
 
+mod cluster_support;
+
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-fn puzzle() -> Option<String> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/brendan/s2_06x06.json");
-    if p.exists() {
-        Some(p.to_string_lossy().into_owned())
-    } else {
-        eprintln!("notice: ../shared/data is absent; skipping");
-        None
-    }
-}
+use cluster_support::{data, E2};
 
 fn count(puzzle: &str, data: &Path, interrupt_after: Option<Duration>) -> (serde_json::Value, i32) {
-    let child = Command::new(env!("CARGO_BIN_EXE_e2"))
+    let child = Command::new(E2)
         .args([
             "count",
             "--puzzle",
@@ -54,7 +48,10 @@ fn count(puzzle: &str, data: &Path, interrupt_after: Option<Duration>) -> (serde
 
 #[test]
 fn an_interrupted_count_keeps_its_progress_and_resumes_to_the_published_total() {
-    let Some(puzzle) = puzzle() else { return };
+    let Some(puzzle) = data("brendan/s2_06x06.json") else {
+        return;
+    };
+    let puzzle = puzzle.to_string_lossy().into_owned();
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("count");
 

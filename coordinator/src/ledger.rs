@@ -1044,6 +1044,16 @@ mod tests {
         reply.assignments[0].lease.unwrap()
     }
 
+    fn checkpoint(prefix: Prefix, solutions: u64, nodes: u64) -> Checkpoint {
+        Checkpoint {
+            engine: "dlx".into(),
+            prefix,
+            path: vec![0],
+            solutions,
+            nodes,
+        }
+    }
+
     fn completion(lease: pb::Lease, solutions: u64) -> pb::CompleteRequest {
         pb::CompleteRequest {
             lease: Some(lease),
@@ -1152,13 +1162,7 @@ mod tests {
     fn a_release_requeues_from_the_checkpoint() {
         let (mut l, w, clock) = ledger_with_count_job(1);
         let a = take(&mut l, &w, clock);
-        let cp = Checkpoint {
-            engine: "dlx".into(),
-            prefix: prefix(0),
-            path: vec![0],
-            solutions: 2,
-            nodes: 5,
-        };
+        let cp = checkpoint(prefix(0), 2, 5);
         let hb = HeartbeatRequest {
             lease: Some(a),
             checkpoint: e2_proto::encode_checkpoint(Some(&cp)),
@@ -1177,13 +1181,7 @@ mod tests {
         let a = take(&mut l, &w, clock);
         l.complete(&completion(a, 3), clock).unwrap();
         let b = take(&mut l, &w, clock);
-        let cp = Checkpoint {
-            engine: "dlx".into(),
-            prefix: prefix(1),
-            path: vec![0],
-            solutions: 4,
-            nodes: 50,
-        };
+        let cp = checkpoint(prefix(1), 4, 50);
         let hb = |nodes: u64, release: bool| HeartbeatRequest {
             lease: Some(b),
             checkpoint: e2_proto::encode_checkpoint(Some(&cp)),

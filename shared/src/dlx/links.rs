@@ -159,9 +159,7 @@ impl Links {
 
     #[inline(always)]
     fn nd_mut(&mut self, q: u32) -> &mut Node {
-        debug_assert!((q as usize) < self.nodes.len());
-        // SAFETY: as in `nd`.
-        unsafe { self.nodes.get_unchecked_mut(q as usize) }
+        node(&mut self.nodes, q)
     }
 
     #[inline(always)]

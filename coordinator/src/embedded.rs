@@ -226,6 +226,7 @@ async fn run_job(
         .read(|l, _| l.best(job_id, usize::MAX))
         .unwrap_or_default();
     stop_server.cancel();
+    drop(shared);
     running.wait().await?;
     worked?;
     if client::state_name(&status) == "failed" {

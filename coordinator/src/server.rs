@@ -12,7 +12,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use e2_proto::auth::RequireToken;
 use e2_proto::pb::client_service_server::ClientServiceServer;
@@ -65,6 +65,9 @@ pub enum CoordinatorError {
     StorageFailed,
 }
 
+/// How long [`Running::wait`] waits for the last holders of the store.
+const RELEASE_WAIT: Duration = Duration::from_secs(5);
+
 /// A coordinator serving in the background.
 pub struct Running {
     pub addr: SocketAddr,
@@ -82,12 +85,21 @@ impl Running {
         format!("http://{}", self.addr)
     }
 
-    /// Waits until the server has stopped and the store is flushed.
+    /// Waits until the server has stopped and the store is flushed, then
+    /// (for up to [`RELEASE_WAIT`]) until no connection task still holds the
+    /// store, so that the data directory can be opened again at once, as a
+    /// resumed embedded count does in the same process. Callers should drop
+    /// their own clones of `shared` first.
     pub async fn wait(self) -> Result<(), CoordinatorError> {
-        match self.server.await {
+        let served = match self.server.await {
             Ok(r) => r,
             Err(join) => panic!("coordinator task panicked: {join}"),
+        };
+        let deadline = Instant::now() + RELEASE_WAIT;
+        while Arc::strong_count(&self.shared) > 1 && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(5)).await;
         }
+        served
     }
 }
 

@@ -13,8 +13,8 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
 use e2_coordinator::client::{self, Client, SubmitOptions};
-use e2_coordinator::{signals, CoordinatorConfig, LedgerConfig, OpsListeners};
-use e2_proto::pb;
+use e2_coordinator::{CoordinatorConfig, LedgerConfig, OpsListeners};
+use e2_shared::engine::{Ask, Engine};
 use e2_worker::WorkerConfig;
 use tokio_util::sync::CancellationToken;
 
@@ -123,20 +123,6 @@ pub enum ModeArg {
     Best,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum EngineArg {
-    Dlx,
-    Backtrack,
-}
-
-impl From<EngineArg> for pb::Engine {
-    fn from(e: EngineArg) -> Self {
-        match e {
-            EngineArg::Dlx => pb::Engine::Dlx,
-            EngineArg::Backtrack => pb::Engine::Backtrack,
-        }
-    }
-}
 
 #[derive(Debug, Args)]
 pub struct SubmitArgs {
@@ -147,8 +133,10 @@ pub struct SubmitArgs {
     puzzle: PathBuf,
     #[arg(long, value_enum)]
     mode: ModeArg,
-    #[arg(long, value_enum, default_value = "backtrack")]
-    engine: EngineArg,
+    /// backtrack (counts and best-score search) or dlx (counts only: DLX
+    /// cannot score partial boards). See docs/engines.md.
+    #[arg(long, default_value = "backtrack", value_name = "ENGINE")]
+    engine: Engine,
     /// Best jobs: stop after this many seconds.
     #[arg(long)]
     time: Option<u64>,
@@ -158,7 +146,7 @@ pub struct SubmitArgs {
     /// Best jobs: how many boards to keep.
     #[arg(long)]
     top: Option<u32>,
-    /// Best jobs: fill order (SPEC §6), e.g. spiral-in. Default: row-major.
+    /// Best jobs: fill order, e.g. spiral-in. Default: row-major.
     #[arg(long, value_name = "ORDER")]
     order: Option<String>,
     /// Best jobs: 0 = strict DFS, K = a flat cap of K breaks. Default: the
@@ -230,7 +218,7 @@ fn on_signal() -> CancellationToken {
     let token = CancellationToken::new();
     let cancel = token.clone();
     tokio::spawn(async move {
-        signals::terminated().await;
+        crate::signals::terminated().await;
         tracing::info!("stopping");
         cancel.cancel();
     });
@@ -287,9 +275,12 @@ async fn submit(a: SubmitArgs) -> Result<()> {
     let text = std::fs::read_to_string(&a.puzzle)
         .with_context(|| format!("cannot read {}", a.puzzle.display()))?;
     let mut options = match a.mode {
-        ModeArg::Count => SubmitOptions::count(a.engine.into()),
-        ModeArg::Best => SubmitOptions::best(a.engine.into()),
+        ModeArg::Count => SubmitOptions::count(a.engine),
+        ModeArg::Best => SubmitOptions::best(a.engine),
     };
+    if matches!(a.mode, ModeArg::Best) {
+        a.engine.require(Ask::Best)?;
+    }
     if matches!(a.mode, ModeArg::Count)
         && (a.time.is_some()
             || a.target_score.is_some()
@@ -301,7 +292,7 @@ async fn submit(a: SubmitArgs) -> Result<()> {
     }
     if a.order.is_some() || a.max_breaks.is_some() {
         let search = crate::commands::run::search_settings(a.order.as_deref(), a.max_breaks)?;
-        options.search = Some(search.to_wire());
+        options.search = Some(e2_proto::search_to_wire(&search));
     }
     options.time_limit = a.time.map(Duration::from_secs);
     options.target_score = a.target_score;

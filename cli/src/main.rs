@@ -8,6 +8,7 @@
 mod cluster;
 mod commands;
 mod input;
+mod signals;
 
 use clap::{Parser, Subcommand};
 
@@ -50,7 +51,7 @@ enum Command {
     /// format, with the DLX engine (Algorithm C).
     Dlx(dlx::DlxArgs),
     /// Reproducible studies run on a cluster (or an embedded one):
-    /// `hint-study` is seed 001's grid of fill orders × hint layouts.
+    /// `hint-study` is the hint study's grid of fill orders × hint layouts.
     Experiment(experiment::ExperimentArgs),
     #[command(flatten)]
     Cluster(cluster::ClusterCommand),

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use cluster_support::{data, engine_count, Cluster};
-use e2_worker::engines::Engine;
+use e2_shared::engine::Engine;
 
 const JOB_TIME: Duration = Duration::from_secs(120);
 

@@ -12,6 +12,7 @@ use anyhow::{anyhow, Context, Result};
 use e2_proto::auth::BearerToken;
 use e2_proto::pb::client_service_client::ClientServiceClient;
 use e2_proto::pb::{self, JobStatus};
+use e2_shared::engine::Engine;
 use serde_json::{json, Value};
 use tonic::codegen::InterceptedService;
 use tonic::transport::{Channel, Endpoint};
@@ -21,7 +22,7 @@ use tonic::Streaming;
 #[derive(Debug, Clone)]
 pub struct SubmitOptions {
     pub mode: pb::Mode,
-    pub engine: pb::Engine,
+    pub engine: Engine,
     /// Best jobs: stop after this long.
     pub time_limit: Option<Duration>,
     /// Best jobs: stop at this score (default: the maximum).
@@ -33,7 +34,7 @@ pub struct SubmitOptions {
 }
 
 impl SubmitOptions {
-    pub fn count(engine: pb::Engine) -> Self {
+    pub fn count(engine: Engine) -> Self {
         SubmitOptions {
             mode: pb::Mode::Count,
             engine,
@@ -44,7 +45,7 @@ impl SubmitOptions {
         }
     }
 
-    pub fn best(engine: pb::Engine) -> Self {
+    pub fn best(engine: Engine) -> Self {
         SubmitOptions {
             mode: pb::Mode::Best,
             ..SubmitOptions::count(engine)
@@ -88,7 +89,7 @@ impl Client {
         let request = pb::SubmitRequest {
             puzzle_json: puzzle_json.to_string(),
             mode: options.mode as i32,
-            engine: options.engine as i32,
+            engine: e2_proto::engine_to_wire(options.engine) as i32,
             time_limit_secs: options.time_limit.map_or(0, |t| t.as_secs().max(1)),
             target_score: options.target_score,
             top_k: options.top_k.unwrap_or(0),
@@ -191,7 +192,7 @@ pub fn status_json(s: &JobStatus) -> Value {
         "job": s.job_id,
         "state": state_name(s),
         "mode": mode_name(s),
-        "engine": e2_proto::engine_name(pb::Engine::try_from(s.engine).unwrap_or(pb::Engine::Backtrack)),
+        "engine": e2_proto::engine_from_wire(s.engine).map_or("unknown", |e| e.name()),
         "puzzle": s.puzzle_name,
         "tasks_done": s.tasks_done,
         "tasks_total": s.tasks_total,

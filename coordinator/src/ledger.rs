@@ -32,7 +32,7 @@ use crate::records::{
     TaskState,
 };
 use crate::store::{Loaded, Writes};
-use e2_worker::engines::BestSearch;
+use e2_shared::engine::{BestSearch, Engine};
 
 /// Timings and budgets of a coordinator.
 #[derive(Debug, Clone)]
@@ -94,7 +94,7 @@ impl Clock {
 pub struct JobPlan {
     pub puzzle: Puzzle,
     pub mode: Mode,
-    pub engine: pb::Engine,
+    pub engine: Engine,
     pub prefixes: Vec<Prefix>,
     pub time_limit: Option<Duration>,
     pub target_score: Option<u32>,
@@ -326,11 +326,10 @@ impl Ledger {
     pub fn submit(&mut self, plan: JobPlan, clock: Clock) -> (JobId, Writes) {
         let id = self.next_job;
         self.next_job += 1;
-        let engine = e2_proto::engine_name(plan.engine).to_string();
         let rec = JobRecord {
             id,
             mode: plan.mode,
-            engine,
+            engine: plan.engine,
             puzzle: StoredPuzzle::from(&plan.puzzle),
             state: JobState::Queued,
             created_unix_ms: clock.unix_ms,
@@ -408,27 +407,23 @@ impl Ledger {
                 epoch,
                 deadline_unix_ms,
             };
-            let best = job.rec.mode == Mode::Best;
+            let kind = match job.rec.mode {
+                Mode::Best => pb::assignment::Kind::Best(pb::BestTask {
+                    node_budget: budget,
+                    seed: round_seed(job_id, tid, task.round),
+                    search: Some(job.rec.search.to_wire()),
+                }),
+                Mode::Count => pb::assignment::Kind::Count(pb::CountTask {
+                    checkpoint: e2_proto::encode_checkpoint(task.checkpoint.as_ref()),
+                    split_seq: task.split_seq,
+                }),
+            };
             assignments.push(Assignment {
                 lease: Some(lease),
-                mode: if best {
-                    pb::Mode::Best
-                } else {
-                    pb::Mode::Count
-                } as i32,
-                engine: e2_proto::parse_engine(&job.rec.engine).unwrap_or(pb::Engine::Backtrack)
-                    as i32,
+                engine: e2_proto::engine_to_wire(job.rec.engine) as i32,
                 puzzle: Some(job.wire.clone()),
                 prefix: e2_proto::encode_prefix(&task.prefix),
-                checkpoint: e2_proto::encode_checkpoint(task.checkpoint.as_ref()),
-                split_seq: task.split_seq,
-                node_budget: if best { budget } else { 0 },
-                seed: if best {
-                    round_seed(job_id, tid, task.round)
-                } else {
-                    0
-                },
-                search: best.then(|| job.rec.search.to_wire()),
+                kind: Some(kind),
             });
             job.leased.insert(
                 tid,
@@ -763,7 +758,7 @@ impl Ledger {
                 Mode::Count => pb::Mode::Count,
                 Mode::Best => pb::Mode::Best,
             } as i32,
-            engine: e2_proto::parse_engine(&rec.engine).unwrap_or(pb::Engine::Unspecified) as i32,
+            engine: e2_proto::engine_to_wire(rec.engine) as i32,
             puzzle_name: rec.puzzle.name.clone(),
             tasks_done: rec.tasks_done,
             tasks_total: rec.tasks_total,
@@ -846,12 +841,11 @@ impl Ledger {
         &self,
         puzzle: &Puzzle,
         mode: Mode,
-        engine: pb::Engine,
+        engine: Engine,
         search: &BestSearch,
         or_done: bool,
     ) -> Option<JobId> {
         let fingerprint = StoredPuzzle::from(puzzle).fingerprint();
-        let engine = e2_proto::engine_name(engine);
         let search = StoredSearch::from(search);
         self.jobs
             .values()
@@ -1028,7 +1022,7 @@ mod tests {
         let plan = JobPlan {
             puzzle: puzzle(),
             mode: Mode::Count,
-            engine: pb::Engine::Dlx,
+            engine: Engine::Dlx,
             prefixes: (0..tasks).map(|i| prefix(i % 2)).collect(),
             time_limit: None,
             target_score: None,
@@ -1046,7 +1040,7 @@ mod tests {
 
     fn checkpoint(prefix: Prefix, solutions: u64, nodes: u64) -> Checkpoint {
         Checkpoint {
-            engine: "dlx".into(),
+            engine: Engine::Dlx,
             prefix,
             path: vec![0],
             solutions,
@@ -1127,7 +1121,7 @@ mod tests {
         let (mut l, w, clock) = ledger_with_count_job(1);
         let a = take(&mut l, &w, clock);
         let cp = Checkpoint {
-            engine: "dlx".into(),
+            engine: Engine::Dlx,
             prefix: prefix(0),
             path: vec![],
             solutions: 0,
@@ -1171,8 +1165,14 @@ mod tests {
         };
         l.heartbeat(&hb, clock).unwrap();
         let (reply, _) = l.lease(&w, 1, clock).unwrap();
-        let got = e2_proto::decode_checkpoint(&reply.assignments[0].checkpoint).unwrap();
-        assert_eq!(got, Some(cp));
+        let work = e2_proto::decode_assignment(&reply.assignments[0]).unwrap();
+        assert_eq!(
+            work.kind,
+            e2_proto::TaskKind::Count {
+                checkpoint: Some(cp),
+                split_seq: 0
+            }
+        );
     }
 
     #[test]

@@ -13,18 +13,16 @@
 //! - [`service`] and [`server`]: the gRPC services and their lifecycle;
 //! - [`http`]: the operator endpoints (Prometheus metrics, status page);
 //! - [`client`]: what the user-facing commands call;
-//! - [`embedded`]: coordinator and workers in one process (`e2 count`,
-//!   `e2 solve`);
-//! - [`bench`]: throughput and scaling measurements.
 //!
-//! The coordinator knows nothing of engine internals: prefixes and
-//! checkpoints are opaque serde values, and the only engine call it makes
-//! (prefix enumeration, when planning) goes through `e2_worker::engines`.
+//! The coordinator knows nothing of engine internals and does not depend on
+//! the worker: prefixes and checkpoints are opaque serde values, and the
+//! only engine calls it makes (capabilities at submission, prefix
+//! enumeration when planning) go through the engine contract,
+//! `e2_shared::engine`. The embedded single-process runner and the local
+//! test cluster, which need both sides, live in the `e2-local` crate.
 
-pub mod bench;
 pub mod boards;
 pub mod client;
-pub mod embedded;
 pub mod http;
 pub mod ledger;
 pub mod plan;
@@ -32,12 +30,8 @@ pub mod puzzle_input;
 pub mod records;
 pub mod server;
 pub mod service;
-pub mod signals;
 pub mod store;
 
 pub use client::{Client, SubmitOptions};
-pub use e2_worker::engines::BestSearch;
-pub use e2_worker::engines::Engine;
-pub use embedded::{run_best, run_count, BestOptions, BestOutcome, CountOutcome, LocalCluster};
 pub use ledger::LedgerConfig;
 pub use server::{start, CoordinatorConfig, CoordinatorError, OpsListeners, Running};

@@ -7,9 +7,9 @@
 //! the depth-1 prefixes of its own fill order, each round with a new seed,
 //! for variety; a whole-tree best job is one task, the empty prefix.
 
+use e2_shared::engine::{BestSearch, Engine, COUNT_ORDER};
 use e2_shared::search::Prefix;
 use e2_shared::{Error, Puzzle};
-use e2_worker::engines::{self, BestSearch, Engine};
 
 use crate::records::Mode;
 
@@ -30,7 +30,7 @@ pub fn first_tasks(
     }
     match mode {
         Mode::Best => {
-            let prefixes = engines::best_prefixes(puzzle, search, 1)?;
+            let prefixes = search.prefixes(engine, puzzle, 1)?;
             Ok(if prefixes.is_empty() {
                 vec![Vec::new()]
             } else {
@@ -41,7 +41,7 @@ pub fn first_tasks(
             let target = (PREFIXES_PER_THREAD * worker_threads).max(MIN_PREFIXES);
             let mut depth = 1;
             loop {
-                let prefixes = engines::prefixes(puzzle, engine, depth)?;
+                let prefixes = engine.prefixes(puzzle, COUNT_ORDER, depth)?;
                 if prefixes.is_empty() || prefixes.len() >= target || depth >= free {
                     return Ok(prefixes);
                 }

@@ -9,7 +9,7 @@
 use e2_proto::pb;
 use e2_shared::search::{Checkpoint, Prefix};
 use e2_shared::{Hint, Puzzle};
-use e2_worker::engines::BestSearch;
+use e2_shared::engine::{BestSearch, Engine};
 use serde::{Deserialize, Serialize};
 
 pub type JobId = u64;
@@ -141,8 +141,8 @@ impl StoredSearch {
 pub struct JobRecord {
     pub id: JobId,
     pub mode: Mode,
-    /// `"backtrack"` or `"dlx"`.
-    pub engine: String,
+    /// Stored by name, `"backtrack"` or `"dlx"`.
+    pub engine: Engine,
     pub puzzle: StoredPuzzle,
     pub state: JobState,
     pub created_unix_ms: u64,

@@ -28,7 +28,7 @@ use crate::plan;
 use crate::puzzle_input;
 use crate::records::{JobId, Mode};
 use crate::store::{Store, Writes};
-use e2_worker::engines::BestSearch;
+use e2_shared::engine::{Ask, BestSearch};
 
 pub struct Shared {
     ledger: Mutex<Ledger>,
@@ -164,14 +164,18 @@ pub async fn submit(shared: &Shared, req: pb::SubmitRequest) -> Result<JobId, St
         Ok(pb::Mode::Best) => Mode::Best,
         _ => return Err(Status::invalid_argument("mode: expected count or best")),
     };
-    let engine = match pb::Engine::try_from(req.engine) {
-        Ok(pb::Engine::Unspecified) | Err(_) => pb::Engine::Backtrack,
-        Ok(e) => e,
+    let engine =
+        e2_proto::engine_from_wire(req.engine).map_err(|e| Status::invalid_argument(e.to_string()))?;
+    let ask = match mode {
+        Mode::Count => Ask::Count,
+        Mode::Best => Ask::Best,
     };
+    engine
+        .require(ask)
+        .map_err(|e| Status::invalid_argument(e.to_string()))?;
     let search = match &req.search {
-        Some(wire) => {
-            BestSearch::from_wire(wire).map_err(|e| Status::invalid_argument(e.to_string()))?
-        }
+        Some(wire) => e2_proto::search_from_wire(wire)
+            .map_err(|e| Status::invalid_argument(e.to_string()))?,
         None => BestSearch::default(),
     };
     if mode == Mode::Count && search != BestSearch::default() {

@@ -265,7 +265,7 @@ mod tests {
         JobRecord {
             id,
             mode: Mode::Count,
-            engine: "dlx".into(),
+            engine: e2_shared::engine::Engine::Dlx,
             puzzle: StoredPuzzle {
                 name: "p".into(),
                 width: 1,

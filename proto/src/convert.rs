@@ -4,6 +4,7 @@
 //! place. Decoding never panics: a peer's bytes are input, and a bad one is a
 //! [`WireError`] naming the field.
 
+use e2_shared::engine::{BestLease, BestSearch, Engine};
 use e2_shared::search::{Checkpoint, Prefix};
 use e2_shared::{Hint, Puzzle};
 
@@ -128,23 +129,112 @@ pub fn decode_checkpoint(bytes: &[u8]) -> Result<Option<Checkpoint>, WireError> 
         .map_err(|e| WireError::new("checkpoint", e))
 }
 
-/// `"backtrack"` / `"dlx"`, the names the CLI and checkpoints use.
-pub fn engine_name(engine: pb::Engine) -> &'static str {
+pub fn engine_to_wire(engine: Engine) -> pb::Engine {
     match engine {
-        pb::Engine::Dlx => "dlx",
-        pb::Engine::Backtrack | pb::Engine::Unspecified => "backtrack",
+        Engine::Backtrack => pb::Engine::Backtrack,
+        Engine::Dlx => pb::Engine::Dlx,
     }
 }
 
-pub fn parse_engine(name: &str) -> Result<pb::Engine, WireError> {
-    match name {
-        "backtrack" => Ok(pb::Engine::Backtrack),
-        "dlx" => Ok(pb::Engine::Dlx),
-        other => Err(WireError::new(
+/// The engine a wire value names. `ENGINE_UNSPECIFIED` (proto3's zero, what
+/// a request that leaves the field out carries) is the default engine, and
+/// this is the one place that says so; an unknown number is refused.
+pub fn engine_from_wire(value: i32) -> Result<Engine, WireError> {
+    match pb::Engine::try_from(value) {
+        Ok(pb::Engine::Unspecified) => Ok(Engine::default()),
+        Ok(pb::Engine::Backtrack) => Ok(Engine::Backtrack),
+        Ok(pb::Engine::Dlx) => Ok(Engine::Dlx),
+        Err(_) => Err(WireError::new(
             "engine",
-            format!("\"{other}\" is not an engine; expected backtrack or dlx"),
+            format!("{value} is not an engine; expected 1 (backtrack) or 2 (dlx)"),
         )),
     }
+}
+
+/// A best job's settings from the wire; an unknown order is an error naming
+/// the field and listing the valid names.
+pub fn search_from_wire(wire: &pb::SearchSettings) -> Result<BestSearch, WireError> {
+    let order = if wire.order.is_empty() {
+        BestSearch::default().order
+    } else {
+        wire.order
+            .parse()
+            .map_err(|e| WireError::new("search.order", e))?
+    };
+    Ok(BestSearch {
+        order,
+        max_breaks: wire.max_breaks,
+        whole_tree: wire.whole_tree,
+        total_node_budget: wire.total_node_budget,
+    })
+}
+
+pub fn search_to_wire(search: &BestSearch) -> pb::SearchSettings {
+    pb::SearchSettings {
+        order: search.order.name().to_string(),
+        max_breaks: search.max_breaks,
+        whole_tree: search.whole_tree,
+        total_node_budget: search.total_node_budget,
+    }
+}
+
+/// An [`pb::Assignment`], decoded and checked: what a worker runs.
+#[derive(Debug, Clone)]
+pub struct Work {
+    pub lease: pb::Lease,
+    pub engine: Engine,
+    pub puzzle: Puzzle,
+    pub prefix: Prefix,
+    pub kind: TaskKind,
+}
+
+/// What only one kind of job means by its task.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TaskKind {
+    /// Count the subtree, resuming from `checkpoint` when there is one.
+    Count {
+        checkpoint: Option<Checkpoint>,
+        split_seq: u32,
+    },
+    /// One round of best-score search.
+    Best { lease: BestLease, search: BestSearch },
+}
+
+/// Decodes an assignment; any field that does not decode is an error
+/// naming it (the worker then fails the task with that message).
+pub fn decode_assignment(a: &pb::Assignment) -> Result<Work, WireError> {
+    let lease = a
+        .lease
+        .ok_or_else(|| WireError::new("lease", "missing"))?;
+    let puzzle = puzzle_from_wire(
+        a.puzzle
+            .as_ref()
+            .ok_or_else(|| WireError::new("puzzle", "missing"))?,
+    )?;
+    let kind = match &a.kind {
+        Some(pb::assignment::Kind::Count(c)) => TaskKind::Count {
+            checkpoint: decode_checkpoint(&c.checkpoint)?,
+            split_seq: c.split_seq,
+        },
+        Some(pb::assignment::Kind::Best(b)) => TaskKind::Best {
+            lease: BestLease {
+                seed: b.seed,
+                budget: b.node_budget,
+            },
+            search: match &b.search {
+                Some(wire) => search_from_wire(wire)?,
+                None => BestSearch::default(),
+            },
+        },
+        None => return Err(WireError::new("kind", "missing: neither count nor best")),
+    };
+    Ok(Work {
+        lease,
+        engine: engine_from_wire(a.engine)?,
+        puzzle,
+        prefix: decode_prefix(&a.prefix)?,
+        kind,
+    })
 }
 
 pub fn parse_mode(name: &str) -> Result<pb::Mode, WireError> {
@@ -201,7 +291,7 @@ mod tests {
         }];
         assert_eq!(decode_prefix(&encode_prefix(&prefix)).unwrap(), prefix);
         let cp = Checkpoint {
-            engine: "dlx".into(),
+            engine: Engine::Dlx,
             prefix,
             path: vec![1, 0, 4],
             solutions: 9,
@@ -213,5 +303,54 @@ mod tests {
         );
         assert_eq!(decode_checkpoint(&[]).unwrap(), None);
         assert!(decode_checkpoint(b"{").is_err());
+    }
+
+    #[test]
+    fn engines_map_one_way_and_unknown_numbers_are_refused() {
+        for e in Engine::ALL {
+            assert_eq!(engine_from_wire(engine_to_wire(e) as i32).unwrap(), e);
+        }
+        assert_eq!(engine_from_wire(0).unwrap(), Engine::default());
+        let err = engine_from_wire(99).unwrap_err();
+        assert_eq!(err.field, "engine");
+    }
+
+    #[test]
+    fn search_settings_round_trip_and_an_unknown_order_is_named() {
+        let wire = pb::SearchSettings {
+            order: "zigzag".into(),
+            ..Default::default()
+        };
+        let e = search_from_wire(&wire).unwrap_err().to_string();
+        assert!(e.contains("search.order") && e.contains("spiral-in"), "{e}");
+        let round = BestSearch {
+            order: e2_shared::order::FillOrder::BorderFirst,
+            max_breaks: Some(3),
+            ..BestSearch::default()
+        };
+        assert_eq!(search_from_wire(&search_to_wire(&round)).unwrap(), round);
+    }
+
+    #[test]
+    fn an_assignment_without_a_kind_is_refused_by_name() {
+        let a = pb::Assignment {
+            lease: Some(pb::Lease::default()),
+            puzzle: Some(puzzle_to_wire(&puzzle())),
+            prefix: encode_prefix(&Vec::new()),
+            ..Default::default()
+        };
+        assert_eq!(decode_assignment(&a).unwrap_err().field, "kind");
+        let a = pb::Assignment {
+            kind: Some(pb::assignment::Kind::Count(pb::CountTask::default())),
+            ..a
+        };
+        let work = decode_assignment(&a).unwrap();
+        assert_eq!(
+            work.kind,
+            TaskKind::Count {
+                checkpoint: None,
+                split_seq: 0
+            }
+        );
     }
 }

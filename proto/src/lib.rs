@@ -18,8 +18,8 @@ pub mod pb {
 /// The protocol spoken by this build. A worker whose version differs is
 /// refused at registration: the message layouts or their meaning changed.
 /// (2: best jobs carry `SearchSettings`, which a version-1 worker would
-/// silently ignore.)
-pub const PROTOCOL_VERSION: u32 = 2;
+/// silently ignore; 3: an `Assignment` carries its job kind as a `oneof`.)
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// The largest message either end accepts (a 16×16 BoardDoc batch is far
 /// smaller; this bounds what a misbehaving peer can make us allocate).
@@ -30,6 +30,7 @@ pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 pub const UNKNOWN_WORKER: &str = "unknown worker";
 
 pub use convert::{
-    decode_checkpoint, decode_prefix, encode_checkpoint, encode_prefix, engine_name, parse_engine,
-    parse_mode, puzzle_from_wire, puzzle_to_wire, WireError,
+    decode_assignment, decode_checkpoint, decode_prefix, encode_checkpoint, encode_prefix,
+    engine_from_wire, engine_to_wire, parse_mode, puzzle_from_wire, puzzle_to_wire,
+    search_from_wire, search_to_wire, TaskKind, WireError, Work,
 };

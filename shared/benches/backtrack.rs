@@ -14,7 +14,7 @@ mod common;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use e2_shared::backtrack::{Backtracker, BestConfig, BreakSchedule, CountLimits};
+use e2_shared::backtrack::{Backtracker, BestConfig, BreakSchedule, Limits};
 use e2_shared::order::FillOrder;
 use e2_shared::score::score;
 use e2_shared::search::Prefix;
@@ -50,9 +50,9 @@ fn main() {
         let (mut all_nodes, mut all_secs, mut all_cpu) = (0u64, 0f64, 0f64);
         for v in &variants {
             let mut bt = Backtracker::new(v, FillOrder::RowMajor, &Prefix::new()).unwrap();
-            let limits = CountLimits {
-                node_budget: Some(millions * 1_000_000),
-                ..CountLimits::default()
+            let limits = Limits {
+                max_nodes: Some(millions * 1_000_000),
+                ..Limits::default()
             };
             let start = Instant::now();
             let cpu_start = thread_cpu_seconds();
@@ -146,7 +146,7 @@ fn main() {
         let puzzle = common::load_puzzle(&data.join("brendan/s1_06x06.json"));
         let mut bt = Backtracker::new(&puzzle, FillOrder::RowMajor, &Prefix::new()).unwrap();
         let start = Instant::now();
-        let report = bt.count(&CountLimits::default());
+        let report = bt.count(&Limits::default());
         let secs = start.elapsed().as_secs_f64();
         println!(
             "count {} (backtrack): {} solutions, {} nodes, {:.3} s ({:.1} Mnodes/s)",

@@ -19,7 +19,7 @@ pub enum Error {
         /// What was wrong and what was expected.
         reason: String,
     },
-    /// A puzzle that decodes but breaks a rule of SPEC §2/§4.6.
+    /// A puzzle that decodes but breaks a rule of a piece set (docs/formats.md).
     #[error("puzzle: {place}: {reason}")]
     Puzzle { place: String, reason: String },
     /// A board that decodes but does not fit the puzzle it is checked against.

@@ -1,4 +1,4 @@
-//! The seeded generator (SPEC §5, seed 001): puzzles faithful to Eternity II
+//! The seeded generator: puzzles faithful to Eternity II
 //! at any size.
 //!
 //! A generated puzzle is built solved. Every interior seam of the grid gets a

@@ -4,7 +4,7 @@
 //! The floor is the number of interior seams whose two cells are both pinned.
 //! Pins come from the true solution, so those seams are matched before the
 //! solver runs: a raw score inflated by them says nothing about search
-//! progress. The hint study (seed 001) reads its results through metrics
+//! progress. The hint study reads its results through metrics
 //! immune to the floor, and this module is where the floor is computed.
 
 use std::fmt;
@@ -176,7 +176,7 @@ mod tests {
         // vertical seams: 24.
         assert_eq!(Layout::Block.cells(16, 16).len(), 16);
         assert_eq!(pinned_seam_floor(16, 16, &Layout::Block.cells(16, 16)), 24);
-        // Five disjoint 4x4 blocks: 5 * 24 = 120, a quarter of 480, as seed 001 says.
+        // Five disjoint 4x4 blocks: 5 * 24 = 120, a quarter of 480.
         assert_eq!(
             pinned_seam_floor(16, 16, &Layout::Blocks5.cells(16, 16)),
             120

@@ -5,13 +5,16 @@
 //!
 //! - [`model`]: colours, edge quadruples, rotation, the puzzle (piece set and
 //!   hints) and the board (placed edges plus, when known, piece identities).
-//! - [`score`]: the one canonical scorer (SPEC §3). Every score e2 prints or
+//! - [`score`]: the one canonical scorer (docs/formats.md). Every score e2 prints or
 //!   stores comes from it.
 //! - [`formats`]: one module per community notation, each reading and writing
-//!   the one board model, byte for byte (SPEC §4).
+//!   the one board model, byte for byte (docs/formats.md).
 //! - [`generator`] and [`layouts`]: seeded, faithful puzzles at any size and
-//!   the hint layouts with their pinned-seam floor (SPEC §5).
-//! - [`order`]: fill orders as pure functions of (size, hints) (SPEC §6).
+//!   the hint layouts with their pinned-seam floor.
+//! - [`order`]: fill orders as pure functions of (size, hints) (docs/engines.md).
+//! - [`engine`]: the one contract every engine meets ([`engine::Engine`],
+//!   capabilities, count / first / best on a prefix subtree, one checkpoint
+//!   type), and the best-job settings both coordinator and worker read.
 //! - [`backtrack`] and [`dlx`]: the two engines. They know nothing of gRPC,
 //!   run a prefix subtree, and stop and resume exactly.
 //! - [`render`]: an SVG picture of a board.
@@ -21,6 +24,7 @@
 
 pub mod backtrack;
 pub mod dlx;
+pub mod engine;
 pub mod error;
 pub mod formats;
 pub mod generator;

@@ -1,4 +1,4 @@
-//! Fill orders (SPEC §6): the sequence in which a backtracker visits cells.
+//! Fill orders (docs/engines.md): the sequence in which a backtracker visits cells.
 //!
 //! An order is a pure function of the board size and the hint positions, so
 //! two runs (or two machines sharing one job) that name the same order walk
@@ -16,7 +16,7 @@ use std::str::FromStr;
 
 use crate::error::Error;
 
-/// The fill orders of SPEC §6, named as on the command line.
+/// The fill orders e2 knows, named as on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FillOrder {
     /// Row by row from the top-left corner: the scan.
@@ -40,7 +40,7 @@ pub enum FillOrder {
 }
 
 impl FillOrder {
-    /// Every order, in the SPEC's order.
+    /// Every order, in the order docs/engines.md lists them.
     pub const ALL: [FillOrder; 8] = [
         FillOrder::RowMajor,
         FillOrder::RowMajorBottomUp,

@@ -1,4 +1,4 @@
-//! The canonical scorer (SPEC §3): one function, used everywhere.
+//! The canonical scorer (docs/formats.md): one function, used everywhere.
 //!
 //! A seam counts when both of its cells are filled and their facing colours
 //! are equal and not the border. Frame faces are never seams, so a partial

@@ -44,8 +44,9 @@ pub enum RunEnd {
 /// A resumable search position.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Checkpoint {
-    /// `"backtrack"` or `"dlx"`: a checkpoint resumes only the engine that took it.
-    pub engine: String,
+    /// The engine that took it (serialised by name, `"backtrack"` or
+    /// `"dlx"`): a checkpoint resumes only that engine.
+    pub engine: crate::engine::Engine,
     /// The prefix of the subtask the checkpoint belongs to.
     pub prefix: Prefix,
     /// The choice index at each level of the stack below the prefix; the

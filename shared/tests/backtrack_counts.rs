@@ -3,7 +3,7 @@
 
 mod common;
 
-use e2_shared::backtrack::{Backtracker, CountLimits};
+use e2_shared::backtrack::{Backtracker, Limits};
 use e2_shared::order::FillOrder;
 use e2_shared::search::{Prefix, RunEnd};
 
@@ -11,7 +11,7 @@ fn count(relative: &str, order: FillOrder) -> Option<u64> {
     let puzzle = common::puzzle(relative)?;
     let report = Backtracker::new(&puzzle, order, &Prefix::new())
         .unwrap()
-        .count(&CountLimits::default());
+        .count(&Limits::default());
     assert_eq!(report.end, RunEnd::Finished);
     assert!(report.checkpoint.is_none());
     Some(report.solutions)
@@ -76,7 +76,7 @@ fn clue_puzzles_with_repeated_pieces_have_a_perfect_first_board() {
             return;
         };
         let mut bt = Backtracker::new(&puzzle, order, &Prefix::new()).unwrap();
-        let report = bt.first_solution(&CountLimits::default());
+        let report = bt.first_solution(&Limits::default());
         let board = report.board.expect("the clue puzzles are solvable");
         assert_eq!(score(&board), max_score(puzzle.width, puzzle.height));
         // Twins were handed distinct piece identities.

@@ -6,16 +6,16 @@ mod common;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use e2_shared::backtrack::{prefixes, Backtracker, CountLimits};
+use e2_shared::backtrack::{prefixes, Backtracker, Limits};
 use e2_shared::order::FillOrder;
 use e2_shared::rng::Rng;
 use e2_shared::search::{Checkpoint, Control, Prefix, RunEnd};
 
 /// Counts a subtask to the end, however many interruptions it takes.
 fn count_to_end(bt: &mut Backtracker, budget: Option<u64>) -> u64 {
-    let limits = CountLimits {
-        node_budget: budget,
-        ..CountLimits::default()
+    let limits = Limits {
+        max_nodes: budget,
+        ..Limits::default()
     };
     let mut report = bt.count(&limits);
     while let Some(cp) = report.checkpoint.take() {
@@ -31,23 +31,23 @@ fn resuming_after_a_json_round_trip_gives_the_uninterrupted_count() {
         return;
     };
     let mut bt = Backtracker::new(&puzzle, FillOrder::RowMajor, &Prefix::new()).unwrap();
-    let whole = bt.count(&CountLimits::default());
+    let whole = bt.count(&Limits::default());
     assert_eq!(whole.solutions, 16);
     let mut rng = Rng::new(0x5eed);
     for _ in 0..5 {
         let budget = 1 + rng.below(whole.nodes - 1);
-        let first = bt.count(&CountLimits {
-            node_budget: Some(budget),
-            ..CountLimits::default()
+        let first = bt.count(&Limits {
+            max_nodes: Some(budget),
+            ..Limits::default()
         });
         assert_eq!(first.end, RunEnd::BudgetSpent);
         assert_eq!(first.nodes, budget);
         let cp = first.checkpoint.expect("a checkpoint on budget");
         let json = serde_json::to_string(&cp).unwrap();
         let cp: Checkpoint = serde_json::from_str(&json).unwrap();
-        assert_eq!(cp.engine, "backtrack");
+        assert_eq!(cp.engine, e2_shared::engine::Engine::Backtrack);
         let mut fresh = Backtracker::new(&puzzle, FillOrder::RowMajor, &Prefix::new()).unwrap();
-        let rest = fresh.resume(&cp, &CountLimits::default(), |_| {}).unwrap();
+        let rest = fresh.resume(&cp, &Limits::default(), |_| {}).unwrap();
         assert_eq!(rest.end, RunEnd::Finished);
         assert_eq!((rest.solutions, rest.nodes), (whole.solutions, whole.nodes));
     }
@@ -60,14 +60,14 @@ fn periodic_checkpoints_each_resume_to_the_same_total() {
     };
     let mut bt = Backtracker::new(&puzzle, FillOrder::SpiralIn, &Prefix::new()).unwrap();
     let mut taken = Vec::new();
-    let limits = CountLimits {
+    let limits = Limits {
         checkpoint_every: Some(50_000),
-        ..CountLimits::default()
+        ..Limits::default()
     };
     let whole = bt.count_with(&limits, |cp| taken.push(cp.clone()));
     assert!(taken.len() >= 3, "{} checkpoints", taken.len());
     for cp in taken.iter().step_by(taken.len() / 3) {
-        let rest = bt.resume(cp, &CountLimits::default(), |_| {}).unwrap();
+        let rest = bt.resume(cp, &Limits::default(), |_| {}).unwrap();
         assert_eq!((rest.solutions, rest.nodes), (whole.solutions, whole.nodes));
     }
 }
@@ -84,7 +84,7 @@ fn prefix_counts_sum_to_the_whole_count() {
         };
         let whole = Backtracker::new(&puzzle, order, &Prefix::new())
             .unwrap()
-            .count(&CountLimits::default())
+            .count(&Limits::default())
             .solutions;
         for depth in [1, 2, 3, 5] {
             let subtasks = prefixes(&puzzle, order, depth).unwrap();
@@ -108,7 +108,7 @@ fn splitting_running_subtasks_loses_and_duplicates_nothing() {
     let order = FillOrder::RowMajor;
     let whole = Backtracker::new(&puzzle, order, &Prefix::new())
         .unwrap()
-        .count(&CountLimits::default());
+        .count(&Limits::default());
     let mut queue: Vec<Prefix> = vec![Prefix::new()];
     let mut seen: HashSet<Prefix> = HashSet::new();
     let (mut solutions, mut nodes, mut tasks) = (0, 0, 0);
@@ -121,11 +121,11 @@ fn splitting_running_subtasks_loses_and_duplicates_nothing() {
         // checkpoint, so subtasks are cut at several depths.
         control.request_split();
         let requester = Arc::clone(&control);
-        let limits = CountLimits {
+        let limits = Limits {
             checkpoint_every: Some(2_000 + rng.below(4_000)),
-            control: Some(Arc::clone(&control)),
-            node_budget: Some(15_000),
-            ..CountLimits::default()
+            control: Some(&control),
+            max_nodes: Some(15_000),
+            ..Limits::default()
         };
         let mut bt = Backtracker::new(&puzzle, order, &prefix).unwrap();
         let mut report = bt.count_with(&limits, |_| requester.request_split());
@@ -154,27 +154,6 @@ fn splitting_running_subtasks_loses_and_duplicates_nothing() {
 }
 
 #[test]
-fn a_requested_checkpoint_resumes_to_the_same_total() {
-    let Some(puzzle) = common::puzzle("brendan/s2_05x05.json") else {
-        return;
-    };
-    let mut bt = Backtracker::new(&puzzle, FillOrder::RowMajor, &Prefix::new()).unwrap();
-    let request = Arc::new(std::sync::atomic::AtomicBool::new(true));
-    let limits = CountLimits {
-        checkpoint_request: Some(Arc::clone(&request)),
-        ..CountLimits::default()
-    };
-    let mut taken = Vec::new();
-    let whole = bt.count_with(&limits, |cp| taken.push(cp.clone()));
-    assert_eq!(taken.len(), 1, "one request, one checkpoint");
-    assert!(!request.load(std::sync::atomic::Ordering::Relaxed));
-    let rest = bt
-        .resume(&taken[0], &CountLimits::default(), |_| {})
-        .unwrap();
-    assert_eq!((rest.solutions, rest.nodes), (whole.solutions, whole.nodes));
-}
-
-#[test]
 fn a_stop_request_ends_with_a_checkpoint() {
     let Some(puzzle) = common::puzzle("brendan/s1_05x05.json") else {
         return;
@@ -182,14 +161,14 @@ fn a_stop_request_ends_with_a_checkpoint() {
     let control = Control::new();
     control.stop();
     let mut bt = Backtracker::new(&puzzle, FillOrder::RowMajor, &Prefix::new()).unwrap();
-    let limits = CountLimits {
-        control: Some(Arc::clone(&control)),
-        ..CountLimits::default()
+    let limits = Limits {
+        control: Some(&control),
+        ..Limits::default()
     };
     let stopped = bt.count(&limits);
     assert_eq!(stopped.end, RunEnd::Stopped);
     let cp = stopped.checkpoint.expect("a checkpoint on stop");
-    let rest = bt.resume(&cp, &CountLimits::default(), |_| {}).unwrap();
+    let rest = bt.resume(&cp, &Limits::default(), |_| {}).unwrap();
     assert_eq!(rest.solutions, 16);
 }
 
@@ -200,25 +179,25 @@ fn foreign_or_mismatched_checkpoints_are_refused() {
     };
     let mut bt = Backtracker::new(&puzzle, FillOrder::RowMajor, &Prefix::new()).unwrap();
     let cp = bt
-        .count(&CountLimits {
-            node_budget: Some(10),
-            ..CountLimits::default()
+        .count(&Limits {
+            max_nodes: Some(10),
+            ..Limits::default()
         })
         .checkpoint
         .unwrap();
     let dlx = Checkpoint {
-        engine: "dlx".into(),
+        engine: e2_shared::engine::Engine::Dlx,
         ..cp.clone()
     };
     let e = bt
-        .resume(&dlx, &CountLimits::default(), |_| {})
+        .resume(&dlx, &Limits::default(), |_| {})
         .unwrap_err()
         .to_string();
     assert!(e.contains("\"dlx\""), "{e}");
     let mut other = prefixes(&puzzle, FillOrder::RowMajor, 1).unwrap().remove(0);
     let e = Backtracker::new(&puzzle, FillOrder::RowMajor, &other)
         .unwrap()
-        .resume(&cp, &CountLimits::default(), |_| {})
+        .resume(&cp, &Limits::default(), |_| {})
         .unwrap_err()
         .to_string();
     assert!(e.contains("prefix"), "{e}");
@@ -227,7 +206,7 @@ fn foreign_or_mismatched_checkpoints_are_refused() {
         ..cp
     };
     let e = bt
-        .resume(&bad_path, &CountLimits::default(), |_| {})
+        .resume(&bad_path, &Limits::default(), |_| {})
         .unwrap_err()
         .to_string();
     assert!(e.contains("level 0") && e.contains("999"), "{e}");
@@ -244,7 +223,7 @@ fn the_first_solution_is_a_perfect_board() {
         return;
     };
     let mut bt = Backtracker::new(&puzzle, FillOrder::SpiralIn, &Prefix::new()).unwrap();
-    let report = bt.first_solution(&CountLimits::default());
+    let report = bt.first_solution(&Limits::default());
     assert_eq!(report.end, RunEnd::FoundFirst);
     let board = report.board.expect("a board");
     assert!(board.is_full());
@@ -252,9 +231,4 @@ fn the_first_solution_is_a_perfect_board() {
         e2_shared::score::score(&board),
         e2_shared::score::max_score(5, 5)
     );
-    // Resuming after the first board finds the others: 4 in all.
-    let rest = bt
-        .resume(&report.checkpoint.unwrap(), &CountLimits::default(), |_| {})
-        .unwrap();
-    assert_eq!(rest.solutions, 4);
 }

@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use e2_shared::backtrack::{Backtracker, CountLimits};
+use e2_shared::backtrack::{Backtracker, Limits};
 use e2_shared::model::{rotate, Edges, Hint, Puzzle};
 use e2_shared::order::FillOrder;
 use e2_shared::rng::Rng;
@@ -115,7 +115,7 @@ fn tiny_puzzle(width: usize, height: usize, border: u8, interior: u8, seed: u64)
 fn engine_count(p: &Puzzle, order: FillOrder) -> u64 {
     Backtracker::new(p, order, &Prefix::new())
         .unwrap()
-        .count(&CountLimits::default())
+        .count(&Limits::default())
         .solutions
 }
 

@@ -6,8 +6,7 @@
 
 mod common;
 
-use e2_shared::backtrack::{self, Backtracker, CountLimits};
-use e2_shared::dlx::{self, Hooks, Limits};
+use e2_shared::engine::{Engine, Limits, Subtree};
 use e2_shared::order::FillOrder;
 
 #[test]
@@ -15,17 +14,20 @@ fn both_engines_count_the_same_subtrees_of_clue_puzzle_3() {
     let Some(puzzle) = common::puzzle("clue_puzzles/clue3.json") else {
         return;
     };
-    let prefixes = backtrack::prefixes(&puzzle, FillOrder::RowMajor, 6).unwrap();
+    let prefixes = Engine::Backtrack
+        .prefixes(&puzzle, FillOrder::RowMajor, 6)
+        .unwrap();
     assert!(prefixes.len() > 100, "{} prefixes", prefixes.len());
     let (mut checked, mut boards) = (0, 0);
     for prefix in prefixes.iter().step_by(12) {
-        let by_backtrack = Backtracker::new(&puzzle, FillOrder::RowMajor, prefix)
-            .unwrap()
-            .count(&CountLimits::default())
-            .solutions;
-        let by_dlx = dlx::count_puzzle(&puzzle, prefix, &Limits::none(), Hooks::default())
-            .unwrap()
-            .solutions;
+        let subtree = Subtree::new(&puzzle, prefix);
+        let count = |engine: Engine| {
+            engine
+                .count(&subtree, None, &Limits::none(), |_| {})
+                .unwrap()
+                .solutions
+        };
+        let (by_backtrack, by_dlx) = (count(Engine::Backtrack), count(Engine::Dlx));
         assert_eq!(by_backtrack, by_dlx, "prefix {prefix:?}");
         checked += 1;
         boards += by_dlx;

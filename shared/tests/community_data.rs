@@ -183,7 +183,7 @@ fn known_boards_survive_every_output_format() {
             .unwrap_or_else(|e| panic!("{}: {e}", b.id));
         assert_eq!(conversion.score.max, max_score(16, 16));
         if b.id == "JBlackwood+PMcGavin_469" {
-            // The SPEC's own sanitising example, on the board it came from.
+            // The sanitising example of docs/formats.md, on the board it came from.
             let link = conversion.get(OutputFormat::Url).text().unwrap();
             assert!(link.contains("?puzzle=JBlackwood_PMcGavin_469&"), "{link}");
         }

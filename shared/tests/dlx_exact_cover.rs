@@ -1,6 +1,6 @@
 //! Algorithm C on generic problems: Knuth's own examples, n-queens, and
 //! random XCC instances against brute force (the guard against the
-//! purify/cover bugs seed 003 warns about).
+//! purify/cover bugs home-grown versions are prone to).
 
 mod common;
 

@@ -3,12 +3,12 @@
 
 mod common;
 
-use e2_shared::dlx::{count_puzzle, prefixes, resume, CountReport, E2Cover, Hooks, Limits};
+use e2_shared::dlx::{count_puzzle, prefixes, resume, CoverReport, E2Cover, Hooks, Limits};
 use e2_shared::model::Puzzle;
 use e2_shared::rng::Rng;
 use e2_shared::search::{Checkpoint, Control, Prefix, RunEnd};
 
-fn whole(puzzle: &Puzzle) -> CountReport {
+fn whole(puzzle: &Puzzle) -> CoverReport {
     let r = count_puzzle(puzzle, &Vec::new(), &Limits::none(), Hooks::default()).unwrap();
     assert_eq!(r.end, RunEnd::Finished);
     r
@@ -39,7 +39,7 @@ fn interrupted_counts_resume_to_the_same_total() {
         assert_eq!(part.end, RunEnd::BudgetSpent);
         assert_eq!(part.nodes, budget);
         let checkpoint = through_json(part.checkpoint.as_ref().unwrap());
-        assert_eq!(checkpoint.engine, "dlx");
+        assert_eq!(checkpoint.engine, e2_shared::engine::Engine::Dlx);
         let rest = resume(&puzzle, &checkpoint, &Limits::none(), Hooks::default()).unwrap();
         assert_eq!(rest.end, RunEnd::Finished);
         assert_eq!((rest.solutions, rest.nodes), (total.solutions, total.nodes));
@@ -141,7 +141,7 @@ fn stop_flag_and_solution_limit_leave_resumable_checkpoints() {
     assert_eq!((rest.solutions, rest.nodes), (total.solutions, total.nodes));
 }
 
-fn count_prefix(puzzle: &Puzzle, prefix: &Prefix) -> CountReport {
+fn count_prefix(puzzle: &Puzzle, prefix: &Prefix) -> CoverReport {
     let r = count_puzzle(puzzle, prefix, &Limits::none(), Hooks::default()).unwrap();
     assert_eq!(r.end, RunEnd::Finished);
     r

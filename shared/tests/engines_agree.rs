@@ -4,7 +4,7 @@
 //! 6×6, with and without hints, and on one with a rotation-symmetric piece,
 //! and checks that each puzzle's known solution is among the boards found.
 
-use e2_shared::backtrack::{Backtracker, CountLimits};
+use e2_shared::backtrack::Backtracker;
 use e2_shared::dlx::{self, Hooks, Limits};
 use e2_shared::generator::{generate, GenSpec};
 use e2_shared::layouts::Layout;
@@ -14,7 +14,7 @@ use e2_shared::score::{max_score, score};
 
 fn backtrack_count(puzzle: &Puzzle) -> u64 {
     let mut engine = Backtracker::new(puzzle, FillOrder::RowMajor, &vec![]).expect("backtracker");
-    engine.count(&CountLimits::default()).solutions
+    engine.count(&Default::default()).solutions
 }
 
 /// Counts with DLX and collects every board it reports.

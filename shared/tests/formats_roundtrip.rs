@@ -205,7 +205,7 @@ proptest! {
 
 // ---- BoardDoc hash -------------------------------------------------------
 
-/// FNV-1a 64 written out from the SPEC's definition, byte by byte.
+/// FNV-1a 64 written out from its definition (docs/formats.md), byte by byte.
 fn fnv1a_by_hand(bytes: &[u8]) -> u64 {
     let mut hash: u64 = 0xcbf29ce484222325;
     for &byte in bytes {

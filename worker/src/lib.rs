@@ -1,8 +1,8 @@
 //! # e2-worker: runs engines for a coordinator
 //!
 //! A worker registers with a coordinator, then runs one *slot* per thread.
-//! Each slot leases a task, runs it on a blocking thread through
-//! [`engines`], and meanwhile keeps its lease alive with heartbeats, ships
+//! Each slot leases a task, runs it on a blocking thread through the
+//! engine contract (`e2_shared::engine`), and meanwhile keeps its lease alive with heartbeats, ships
 //! checkpoints at an interval, and gives work away when the coordinator asks
 //! for a split. The worker owns no durable state: everything it must not
 //! lose travels to the coordinator, which acknowledges only after writing it
@@ -12,7 +12,6 @@
 //! exponential backoff; on shutdown (SIGTERM, Ctrl-C: the caller cancels the
 //! token) every running task is stopped and handed back with its checkpoint.
 
-pub mod engines;
 mod session;
 mod task;
 

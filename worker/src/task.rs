@@ -16,13 +16,14 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use e2_proto::pb::{
-    self, Assignment, CompleteRequest, FoundBoard, HeartbeatRequest, LeaseRequest, Mode, Split,
+    self, Assignment, CompleteRequest, FoundBoard, HeartbeatRequest, LeaseRequest, Split,
 };
+use e2_proto::TaskKind;
+use e2_shared::engine::{BestLease, BestSearch, Engine, Limits, Subtree};
 use e2_shared::search::{Checkpoint, Control, Prefix, RunEnd};
 use e2_shared::Puzzle;
 use tokio_util::sync::CancellationToken;
 
-use crate::engines::{self, Engine};
 use crate::session::{CallError, Session};
 use crate::{WorkerError, WorkerSummary};
 
@@ -108,10 +109,9 @@ struct Task {
     prefix: Arc<Prefix>,
     checkpoint: Option<Checkpoint>,
     split_seq: u32,
-    node_budget: u64,
-    seed: u64,
-    /// Best tasks: the job's search settings.
-    search: engines::BestSearch,
+    /// Best tasks: this round's seed and budget, and the job's settings.
+    best: BestLease,
+    search: BestSearch,
 }
 
 async fn run_assignment(
@@ -120,39 +120,34 @@ async fn run_assignment(
     a: Assignment,
 ) -> Result<Outcome, WorkerError> {
     let lease = a.lease.unwrap_or_default();
-    let decoded = (|| {
-        let puzzle = e2_proto::puzzle_from_wire(
-            a.puzzle
-                .as_ref()
-                .ok_or_else(|| "assignment without a puzzle".to_string())?,
-        )
-        .map_err(|e| e.to_string())?;
-        let prefix = e2_proto::decode_prefix(&a.prefix).map_err(|e| e.to_string())?;
-        let checkpoint = e2_proto::decode_checkpoint(&a.checkpoint).map_err(|e| e.to_string())?;
-        let search = match &a.search {
-            Some(wire) => engines::BestSearch::from_wire(wire).map_err(|e| e.to_string())?,
-            None => engines::BestSearch::default(),
-        };
-        Ok::<_, String>((puzzle, prefix, checkpoint, search))
-    })();
-    let (puzzle, prefix, checkpoint, search) = match decoded {
-        Ok(d) => d,
-        Err(error) => return fail(session, shutdown, lease, error).await,
+    let work = match e2_proto::decode_assignment(&a) {
+        Ok(w) => w,
+        Err(error) => return fail(session, shutdown, lease, error.to_string()).await,
     };
-    let task = Task {
+    let mut task = Task {
         lease,
-        engine: Engine::try_from(a.engine).unwrap_or(Engine::Backtrack),
-        puzzle: Arc::new(puzzle),
-        prefix: Arc::new(prefix),
-        checkpoint,
-        split_seq: a.split_seq,
-        node_budget: a.node_budget,
-        seed: a.seed,
-        search,
+        engine: work.engine,
+        puzzle: Arc::new(work.puzzle),
+        prefix: Arc::new(work.prefix),
+        checkpoint: None,
+        split_seq: 0,
+        best: BestLease { seed: 0, budget: 0 },
+        search: BestSearch::default(),
     };
-    match Mode::try_from(a.mode).unwrap_or(Mode::Count) {
-        Mode::Best => run_best(session, shutdown, task).await,
-        Mode::Count | Mode::Unspecified => run_count(session, shutdown, task).await,
+    match work.kind {
+        TaskKind::Best { lease, search } => {
+            task.best = lease;
+            task.search = search;
+            run_best(session, shutdown, task).await
+        }
+        TaskKind::Count {
+            checkpoint,
+            split_seq,
+        } => {
+            task.checkpoint = checkpoint;
+            task.split_seq = split_seq;
+            run_count(session, shutdown, task).await
+        }
     }
 }
 
@@ -183,13 +178,12 @@ async fn run_count(
                 task.engine,
             );
             tokio::task::spawn_blocking(move || {
-                engines::count(
-                    &puzzle,
-                    engine,
-                    &prefix,
+                let limits = Limits::none().with_control(&control);
+                engine.count(
+                    &Subtree::new(&puzzle, &prefix),
                     checkpoint.as_ref(),
-                    u64::MAX,
-                    &control,
+                    &limits,
+                    |_| {},
                 )
             })
         };
@@ -280,7 +274,7 @@ async fn run_best(
             Arc::clone(&found),
             task.engine,
         );
-        let (seed, budget, search) = (task.seed, task.node_budget.max(1), task.search);
+        let (lease, search) = (task.best, task.search);
         tokio::task::spawn_blocking(move || {
             let mut on_improved = |board: &e2_shared::Board| {
                 if let Some(codes) = board.codes() {
@@ -291,14 +285,11 @@ async fn run_best(
                     });
                 }
             };
-            engines::best(
-                &puzzle,
-                engine,
-                &prefix,
-                seed,
-                budget,
+            engine.best(
+                &Subtree::new(&puzzle, &prefix),
                 &search,
-                &control,
+                lease,
+                Some(&control),
                 &mut on_improved,
             )
         })

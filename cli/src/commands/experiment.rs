@@ -1,4 +1,4 @@
-//! `e2 experiment hint-study`: the hint study of seed 001, run on a cluster.
+//! `e2 experiment hint-study`: the hint study, run on a cluster.
 //!
 //! The grid (every fill order × the `none` baseline and every hinted
 //! layout × seeds × sizes) comes from `e2_shared::study`; this command only
@@ -24,7 +24,7 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
 use e2_coordinator::client::{self, Client, SubmitOptions};
-use e2_coordinator::LocalCluster;
+use e2_local::LocalCluster;
 use e2_proto::pb;
 use e2_shared::layouts::Layout;
 use e2_shared::order::FillOrder;
@@ -65,7 +65,7 @@ pub struct HintStudyArgs {
     /// load. Use --budget-nodes.
     #[arg(long, value_name = "MS")]
     pub budget_ms: Option<u64>,
-    /// Only these fill orders (comma-separated). Default: all of SPEC §6.
+    /// Only these fill orders (comma-separated). Default: all of them.
     #[arg(long, value_delimiter = ',', value_name = "ORDER,..")]
     pub orders: Vec<String>,
     /// Only these hinted layouts (comma-separated; `none` is always run as
@@ -208,7 +208,7 @@ pub async fn run_grid(client: &mut Client, runs: &[RunSpec]) -> Result<Vec<RunRe
         let options = SubmitOptions {
             top_k: Some(1),
             search: Some(whole_tree(run)),
-            ..SubmitOptions::best(pb::Engine::Backtrack)
+            ..SubmitOptions::best(e2_shared::engine::Engine::Backtrack)
         };
         let text = e2_shared::formats::puzzle_json::write(&puzzle);
         let job = client

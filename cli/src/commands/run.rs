@@ -5,18 +5,27 @@
 //! directory or the one given with `--data`. Interrupted with Ctrl-C, the
 //! same command with the same `--data` resumes: finished tasks are kept,
 //! in-flight ones restart from their checkpoints.
+//!
+//! The runner itself is `e2_local::embedded`; this command owns what a
+//! binary owns: the runtime, Ctrl-C and SIGTERM, and the progress line on
+//! a terminal.
 
+use std::future::Future;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
-use e2_coordinator::{run_best, run_count, BestOptions, BestSearch, Engine};
+use e2_coordinator::client;
+use e2_local::embedded::{self, BestOptions};
+use e2_proto::pb;
+use e2_shared::engine::{BestSearch, Engine};
 use e2_shared::formats::Duplicates;
 use e2_shared::order::FillOrder;
 use e2_shared::Puzzle;
+use tokio_util::sync::CancellationToken;
 
-use crate::cluster::EngineArg;
 use crate::input::read_puzzle;
 
 /// The puzzle `e2 solve` searches when none is given.
@@ -29,9 +38,9 @@ pub struct CountArgs {
     #[arg(long, value_name = "P.json")]
     pub puzzle: String,
     /// dlx: Knuth's Algorithm C, choosing the most constrained item;
-    /// backtrack: the bitmask backtracker, row by row.
-    #[arg(long, value_enum, default_value = "backtrack")]
-    pub engine: EngineArg,
+    /// backtrack: the bitmask backtracker, row by row (docs/engines.md).
+    #[arg(long, default_value = "backtrack", value_name = "ENGINE")]
+    pub engine: Engine,
     /// Keep the job in this sled directory: rerun the same command to resume
     /// after Ctrl-C. Default: a temporary directory.
     #[arg(long, value_name = "DIR")]
@@ -59,7 +68,7 @@ pub struct SolveArgs {
     /// Print all kept boards (best first), not only the best.
     #[arg(long)]
     pub all: bool,
-    /// Fill order (SPEC §6): row-major, row-major-bottom-up, spiral-in,
+    /// Fill order: row-major, row-major-bottom-up, spiral-in,
     /// spiral-out, border-first, verhaard-comb, hint-rows-first,
     /// connect-hints-first. Default: row-major.
     #[arg(long, value_name = "ORDER")]
@@ -99,25 +108,52 @@ fn threads(requested: Option<usize>) -> usize {
         .max(1)
 }
 
-fn engine(arg: EngineArg) -> Engine {
-    match arg {
-        EngineArg::Dlx => Engine::Dlx,
-        EngineArg::Backtrack => Engine::Backtrack,
-    }
+/// Runs an embedded job on a runtime of its own: the first Ctrl-C (or
+/// SIGTERM) interrupts it, and a terminal shows a live progress line.
+fn run_embedded<T, F: Future<Output = Result<T>>>(
+    job: impl FnOnce(CancellationToken, Box<dyn FnMut(&pb::JobStatus) + Send>) -> F,
+) -> Result<T> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let interrupt = CancellationToken::new();
+        let cancel = interrupt.clone();
+        tokio::spawn(async move {
+            crate::signals::terminated().await;
+            cancel.cancel();
+        });
+        let show = std::io::stderr().is_terminal();
+        let progress = Box::new(move |status: &pb::JobStatus| {
+            if !show {
+                return;
+            }
+            if client::is_over(status) {
+                eprintln!("\r\x1b[2K{}", client::progress_line(status));
+            } else {
+                eprint!("\r\x1b[2K{}", client::progress_line(status));
+            }
+        });
+        let out = job(interrupt.clone(), progress).await;
+        if show && interrupt.is_cancelled() {
+            eprintln!();
+        }
+        out
+    })
 }
 
 pub fn count(args: CountArgs) -> Result<()> {
     let puzzle = read_puzzle(&args.puzzle, Duplicates::Allow)?;
-    let outcome = run_count(
-        &puzzle,
-        engine(args.engine),
-        args.data.clone(),
-        threads(args.threads),
-    )?;
+    let (engine, data, threads) = (args.engine, args.data.clone(), threads(args.threads));
+    let outcome = run_embedded(|interrupt, progress| {
+        embedded::count(&puzzle, engine, data, threads, interrupt, progress)
+    })?;
     let seconds = outcome.elapsed.as_secs_f64();
     let out = serde_json::json!({
         "puzzle": puzzle.name,
-        "engine": format!("{:?}", args.engine).to_lowercase(),
+        "engine": args.engine.name(),
         "solutions": outcome.solutions,
         "complete": outcome.finished,
         "nodes": outcome.nodes,
@@ -162,13 +198,18 @@ pub fn solve(args: SolveArgs) -> Result<()> {
         top_k: Some(args.top.max(1)),
         search,
     };
-    let outcome = run_best(
-        &puzzle,
-        Engine::Backtrack,
-        args.data.clone(),
-        threads(args.threads),
-        options,
-    )?;
+    let (data, threads) = (args.data.clone(), threads(args.threads));
+    let outcome = run_embedded(|interrupt, progress| {
+        embedded::best(
+            &puzzle,
+            Engine::Backtrack,
+            data,
+            threads,
+            options,
+            interrupt,
+            progress,
+        )
+    })?;
     let Some(best) = outcome.boards.first() else {
         bail!("no board was found before the search stopped");
     };

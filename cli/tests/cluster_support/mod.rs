@@ -27,11 +27,13 @@ pub fn read_puzzle(path: &Path) -> e2_shared::Puzzle {
 }
 
 /// The single-process engine count, for comparison.
-pub fn engine_count(path: &Path, engine: e2_worker::engines::Engine) -> u64 {
+pub fn engine_count(path: &Path, engine: e2_shared::engine::Engine) -> u64 {
     let puzzle = read_puzzle(path);
-    let control = e2_shared::search::Control::new();
-    let run =
-        e2_worker::engines::count(&puzzle, engine, &Vec::new(), None, u64::MAX, &control).unwrap();
+    let root = Vec::new();
+    let subtree = e2_shared::engine::Subtree::new(&puzzle, &root);
+    let run = engine
+        .count(&subtree, None, &Default::default(), |_| {})
+        .unwrap();
     assert_eq!(run.end, e2_shared::search::RunEnd::Finished);
     run.solutions
 }

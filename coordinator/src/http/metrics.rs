@@ -219,7 +219,7 @@ fn mode_name(mode: i32) -> &'static str {
 }
 
 fn engine_name(engine: i32) -> &'static str {
-    pb::Engine::try_from(engine).map_or("unknown", e2_proto::engine_name)
+    e2_proto::engine_from_wire(engine).map_or("unknown", |e| e.name())
 }
 
 #[cfg(test)]

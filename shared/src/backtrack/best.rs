@@ -21,7 +21,6 @@
 //! Every improvement is handed to the caller as a [`Board`] whose score
 //! comes from the canonical scorer.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::candidate::class_of;
@@ -89,8 +88,6 @@ pub struct BestConfig {
     pub max_runs: Option<u32>,
     pub time_limit: Option<Duration>,
     pub node_budget: Option<u64>,
-    /// Only the stop request is honoured.
-    pub control: Option<Arc<Control>>,
 }
 
 impl Default for BestConfig {
@@ -103,7 +100,6 @@ impl Default for BestConfig {
             max_runs: None,
             time_limit: None,
             node_budget: None,
-            control: None,
         }
     }
 }
@@ -160,6 +156,7 @@ struct Stack {
 struct Search<'a, F: FnMut(&Board)> {
     puzzle: &'a Puzzle,
     config: &'a BestConfig,
+    control: Option<&'a Control>,
     /// Breaks allowed at each level (schedule and cap).
     allowed: Vec<u32>,
     /// The cap `allowed` was computed with.
@@ -182,6 +179,17 @@ impl Backtracker {
     pub fn best(
         &mut self,
         config: &BestConfig,
+        on_improvement: impl FnMut(&Board),
+    ) -> Result<BestReport> {
+        self.best_with(config, None, on_improvement)
+    }
+
+    /// [`Backtracker::best`], stopping early when `control` asks (only the
+    /// stop request is honoured: a best-score search is never split).
+    pub fn best_with(
+        &mut self,
+        config: &BestConfig,
+        control: Option<&Control>,
         mut on_improvement: impl FnMut(&Board),
     ) -> Result<BestReport> {
         let mut plan = Plan::new(
@@ -200,6 +208,7 @@ impl Backtracker {
         let mut search = Search {
             puzzle: &self.puzzle,
             config,
+            control,
             allowed: plan
                 .levels
                 .iter()
@@ -409,7 +418,7 @@ impl<F: FnMut(&Board)> Search<'_, F> {
     #[cold]
     #[inline(never)]
     fn poll(&self, run_end: u64) -> Option<Stop> {
-        if self.config.control.as_ref().is_some_and(|c| c.is_stopped()) {
+        if self.control.is_some_and(|c| c.is_stopped()) {
             return Some(Stop::End(RunEnd::Stopped));
         }
         let out_of_time = self

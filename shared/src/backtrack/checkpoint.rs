@@ -46,7 +46,7 @@ pub(crate) fn checkpoint(
             .collect(),
     };
     Checkpoint {
-        engine: super::ENGINE.to_string(),
+        engine: crate::engine::Engine::Backtrack,
         prefix: plan.prefix.clone(),
         path,
         solutions: counters.solutions,

@@ -1,6 +1,6 @@
 //! Piece classes: pieces equal up to rotation, searched as one.
 //!
-//! A solution is a distinct board (SPEC §2), so two identical pieces (the
+//! A solution is a distinct board (docs/engines.md), so two identical pieces (the
 //! official clue puzzles repeat some) must not be tried as two candidates:
 //! that would count every board once per permutation of the twins. The
 //! engine therefore searches *classes* with a stock count, and a class

@@ -1,5 +1,5 @@
 //! The cache-friendly bitmask backtracker: exhaustive counting, first
-//! solution, prefix subtasks, and best-score search (SPEC §1, §6).
+//! solution, prefix subtasks, and best-score search (docs/engines.md).
 //!
 //! The engine is built for raw node rate, because every use of it is a race
 //! against an exponential tree:
@@ -11,7 +11,7 @@
 //!   are one contiguous run, found by a multiply-add per constrained side.
 //! - `candidate` packs a placement in one `u32` that the board stores as is.
 //! - `classes` makes pieces equal up to rotation one class with a stock,
-//!   so a solution is counted once per distinct board (SPEC §2).
+//!   so a solution is counted once per distinct board (docs/engines.md).
 //! - `walk` is the explicit-stack depth-first loop shared by counting,
 //!   first-solution and prefix enumeration; `poll` is how it hears its
 //!   driver, `checkpoint` how its position is saved and laid back, and
@@ -43,56 +43,17 @@ mod split;
 mod tables;
 mod walk;
 
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
-
 pub use best::{BestConfig, BestReport, BreakSchedule};
 
+pub use crate::engine::{CountReport, FirstReport, Limits};
+use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::model::{Board, Puzzle};
 use crate::order::FillOrder;
-use crate::search::{Checkpoint, Control, Prefix, RunEnd};
+use crate::search::{Checkpoint, Prefix, RunEnd};
 use plan::{Plan, Purpose};
 use poll::Driver;
 use walk::{Count, Counters, Entry, SearchState, Visitor};
-
-/// The `engine` field of this engine's checkpoints.
-pub const ENGINE: &str = "backtrack";
-
-/// What may interrupt a count, and when it reports checkpoints.
-#[derive(Debug, Clone, Default)]
-pub struct CountLimits {
-    /// Nodes this call may visit before stopping with a checkpoint.
-    pub node_budget: Option<u64>,
-    /// Hand a checkpoint to the callback every this many nodes.
-    pub checkpoint_every: Option<u64>,
-    /// Stop and split requests from the driver.
-    pub control: Option<Arc<Control>>,
-    /// Raise to get one checkpoint at the next poll (the engine lowers it).
-    pub checkpoint_request: Option<Arc<AtomicBool>>,
-}
-
-/// The outcome of a count. `solutions` and `nodes` include what a resumed
-/// checkpoint had already counted.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CountReport {
-    pub solutions: u64,
-    pub nodes: u64,
-    pub end: RunEnd,
-    /// Where to resume; `None` when the subtree was searched to the end.
-    pub checkpoint: Option<Checkpoint>,
-}
-
-/// The outcome of a first-solution search.
-#[derive(Debug, Clone)]
-pub struct FirstReport {
-    pub board: Option<Board>,
-    pub nodes: u64,
-    pub end: RunEnd,
-    /// Where to resume a count: just before the board found, so the
-    /// resumed count includes it.
-    pub checkpoint: Option<Checkpoint>,
-}
 
 /// A backtracker for one subtask: a puzzle, a fill order and a prefix.
 #[derive(Debug, Clone)]
@@ -129,14 +90,14 @@ impl Backtracker {
     }
 
     /// Counts every complete board of the subtree.
-    pub fn count(&mut self, limits: &CountLimits) -> CountReport {
+    pub fn count(&mut self, limits: &Limits) -> CountReport {
         self.count_with(limits, |_| {})
     }
 
     /// [`Backtracker::count`], handing periodic and requested checkpoints to `on_checkpoint`.
     pub fn count_with(
         &mut self,
-        limits: &CountLimits,
+        limits: &Limits,
         on_checkpoint: impl FnMut(&Checkpoint),
     ) -> CountReport {
         self.state.reset(&self.plan);
@@ -149,7 +110,7 @@ impl Backtracker {
     pub fn resume(
         &mut self,
         checkpoint: &Checkpoint,
-        limits: &CountLimits,
+        limits: &Limits,
         on_checkpoint: impl FnMut(&Checkpoint),
     ) -> Result<CountReport> {
         let entry = self.replay(checkpoint)?;
@@ -161,7 +122,7 @@ impl Backtracker {
     }
 
     /// Searches for one complete board.
-    pub fn first_solution(&mut self, limits: &CountLimits) -> FirstReport {
+    pub fn first_solution(&mut self, limits: &Limits) -> FirstReport {
         self.state.reset(&self.plan);
         if let Some(trivial) = self.trivial() {
             return FirstReport {
@@ -173,7 +134,6 @@ impl Backtracker {
                 } else {
                     RunEnd::Finished
                 },
-                checkpoint: None,
             };
         }
         let mut visitor = FirstBoard {
@@ -183,7 +143,7 @@ impl Backtracker {
         let mut counters = Counters::default();
         let mut driver = Driver::new(limits, &self.puzzle, |_: &Checkpoint| {}, 0);
         let leaf = self.plan.levels.len();
-        let (end, top) = walk::walk(
+        let (end, _) = walk::walk(
             &self.plan,
             &mut self.state,
             leaf,
@@ -196,8 +156,6 @@ impl Backtracker {
             board: visitor.board,
             nodes: counters.nodes,
             end,
-            checkpoint: top
-                .map(|t| checkpoint::checkpoint(&self.plan, &self.state, Some(t), &counters)),
         }
     }
 
@@ -218,7 +176,7 @@ impl Backtracker {
             depth,
             prefixes: Vec::new(),
         };
-        let limits = CountLimits::default();
+        let limits = Limits::default();
         let mut driver = Driver::new(&limits, &self.puzzle, |_: &Checkpoint| {}, 0);
         walk::walk(
             &self.plan,
@@ -245,9 +203,9 @@ impl Backtracker {
     }
 
     fn replay(&mut self, checkpoint: &Checkpoint) -> Result<Entry> {
-        if checkpoint.engine != ENGINE {
+        if checkpoint.engine != Engine::Backtrack {
             return Err(Error::Invalid(format!(
-                "checkpoint: engine \"{}\" cannot be resumed by the \"{ENGINE}\" engine",
+                "checkpoint: taken by the {} engine, cannot be resumed by backtrack",
                 checkpoint.engine
             )));
         }
@@ -268,7 +226,7 @@ impl Backtracker {
         &mut self,
         entry: Entry,
         mut counters: Counters,
-        limits: &CountLimits,
+        limits: &Limits,
         on_checkpoint: impl FnMut(&Checkpoint),
     ) -> CountReport {
         if let Some(trivial) = self.trivial() {
@@ -313,8 +271,6 @@ struct FirstBoard<'a> {
 
 impl Visitor for FirstBoard<'_> {
     fn leaf(&mut self, plan: &Plan, state: &SearchState, _: &mut Counters) -> bool {
-        // Not counted: the checkpoint stands just before this board, so a
-        // resumed count includes it exactly once.
         self.board = Some(plan.board(self.puzzle, &state.board, plan.levels.len()));
         true
     }

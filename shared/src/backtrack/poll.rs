@@ -7,20 +7,18 @@
 //! The stop and split flags are atomics in [`crate::search::Control`], so
 //! no lock is ever taken on the hot path.
 
-use std::sync::atomic::Ordering;
-
 use super::checkpoint::checkpoint;
 use super::plan::Plan;
 use super::split::split;
 use super::walk::{Counters, SearchState};
-use super::CountLimits;
+use super::Limits;
 use crate::model::Puzzle;
 use crate::search::{Checkpoint, RunEnd, POLL_INTERVAL};
 
 /// The driver's side of a walk: limits, the checkpoint callback, and what a
 /// split needs to name donated prefixes.
 pub(crate) struct Driver<'a, F: FnMut(&Checkpoint)> {
-    pub limits: &'a CountLimits,
+    pub limits: &'a Limits<'a>,
     pub puzzle: &'a Puzzle,
     pub on_checkpoint: F,
     /// Nodes at which the run's budget is spent.
@@ -30,13 +28,13 @@ pub(crate) struct Driver<'a, F: FnMut(&Checkpoint)> {
 
 impl<'a, F: FnMut(&Checkpoint)> Driver<'a, F> {
     pub(crate) fn new(
-        limits: &'a CountLimits,
+        limits: &'a Limits<'a>,
         puzzle: &'a Puzzle,
         on_checkpoint: F,
         nodes_at_start: u64,
     ) -> Self {
         let budget_end = limits
-            .node_budget
+            .max_nodes
             .map_or(u64::MAX, |b| nodes_at_start.saturating_add(b));
         let next_checkpoint = limits
             .checkpoint_every
@@ -66,7 +64,7 @@ impl<'a, F: FnMut(&Checkpoint)> Driver<'a, F> {
         top: usize,
         counters: &Counters,
     ) -> Option<RunEnd> {
-        if let Some(control) = &self.limits.control {
+        if let Some(control) = self.limits.control {
             if control.is_stopped() {
                 return Some(RunEnd::Stopped);
             }
@@ -80,17 +78,10 @@ impl<'a, F: FnMut(&Checkpoint)> Driver<'a, F> {
         if counters.nodes >= self.budget_end {
             return Some(RunEnd::BudgetSpent);
         }
-        let requested = self
-            .limits
-            .checkpoint_request
-            .as_ref()
-            .is_some_and(|r| r.swap(false, Ordering::AcqRel));
-        if counters.nodes >= self.next_checkpoint || requested {
+        if counters.nodes >= self.next_checkpoint {
             (self.on_checkpoint)(&checkpoint(plan, state, Some(top), counters));
-            if counters.nodes >= self.next_checkpoint {
-                let every = self.limits.checkpoint_every.unwrap_or(u64::MAX).max(1);
-                self.next_checkpoint = counters.nodes.saturating_add(every);
-            }
+            let every = self.limits.checkpoint_every.unwrap_or(u64::MAX).max(1);
+            self.next_checkpoint = counters.nodes.saturating_add(every);
         }
         None
     }

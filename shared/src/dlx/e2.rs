@@ -1,4 +1,4 @@
-//! Eternity II as exact cover with colours (SPEC §7), and the counting
+//! Eternity II as exact cover with colours (docs/engines.md), and the counting
 //! tasks the coordinator runs on it.
 //!
 //! Items, in this order (the order of `shared/data/dlx/*.dlx`, so that the
@@ -14,7 +14,7 @@
 //! the placed faces. Placements that show a non-0 face on the frame or a 0
 //! face inside are left out, as is any rotation giving a quadruple an
 //! earlier rotation already gave (a symmetric piece has one option per
-//! distinct orientation: SPEC §2 counts boards, not rotations). Options are
+//! distinct orientation: e2 counts boards, not rotations). Options are
 //! listed by cell, then piece, then rotation.
 //!
 //! Hints are not search levels: a hinted cell keeps only the options showing
@@ -23,7 +23,7 @@
 //!
 //! # Pieces that repeat up to rotation
 //!
-//! SPEC §2 counts distinct boards, but with m copies of a piece every board
+//! e2 counts distinct boards, but with m copies of a piece every board
 //! is reached by m! assignments of copies to cells. Two exact alternatives
 //! were considered and rejected: Knuth's multiplicities (a class item
 //! covered m times) need Algorithm M, a different algorithm from the one
@@ -48,14 +48,12 @@ use std::collections::HashMap;
 use super::algorithm_c::AlgorithmC;
 use super::problem::{Entry, Xcc, NO_COLOUR};
 use super::run::{Limits, Listener, Position, Report};
+use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::model::{
     canonical_form, rotate, rotation_to, Board, Edges, Placement, Puzzle, DOWN, LEFT, RIGHT, UP,
 };
 use crate::search::{Checkpoint, Control, Forced, Prefix, RunEnd};
-
-/// The engine name written into checkpoints.
-pub const ENGINE: &str = "dlx";
 
 /// What a counting run may be connected to. All optional.
 #[derive(Default)]
@@ -68,9 +66,11 @@ pub struct Hooks<'a> {
     pub on_board: Option<&'a mut dyn FnMut(Board)>,
 }
 
-/// The outcome of counting a subtree of a puzzle.
+/// The outcome of counting a subtree of a puzzle through the encoding:
+/// what the contract's [`crate::engine::CountReport`] says, plus Knuth's
+/// update count and the first board.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CountReport {
+pub struct CoverReport {
     /// Distinct perfect boards counted (including the checkpoint's).
     pub solutions: u64,
     /// Search-tree nodes (including the checkpoint's).
@@ -368,9 +368,9 @@ impl E2Cover {
     /// should come from [`E2Cover::prefixes`]: a copy placed out of cell
     /// order is an empty subtree here (its board is counted under the copy
     /// the encoding picks).
-    pub fn count(&self, prefix: &Prefix, limits: &Limits, hooks: Hooks<'_>) -> Result<CountReport> {
+    pub fn count(&self, prefix: &Prefix, limits: &Limits, hooks: Hooks<'_>) -> Result<CoverReport> {
         let Some(forced) = self.options_of_prefix(prefix)? else {
-            return Ok(CountReport {
+            return Ok(CoverReport {
                 solutions: 0,
                 nodes: 0,
                 updates: 0,
@@ -393,10 +393,10 @@ impl E2Cover {
         checkpoint: &Checkpoint,
         limits: &Limits,
         hooks: Hooks<'_>,
-    ) -> Result<CountReport> {
-        if checkpoint.engine != ENGINE {
+    ) -> Result<CoverReport> {
+        if checkpoint.engine != Engine::Dlx {
             return Err(Error::Invalid(format!(
-                "checkpoint: taken by the \"{}\" engine, not \"{ENGINE}\"",
+                "checkpoint: taken by the {} engine, cannot be resumed by dlx",
                 checkpoint.engine
             )));
         }
@@ -420,7 +420,7 @@ impl E2Cover {
         self.run(&from, limits, hooks)
     }
 
-    fn run(&self, from: &Position, limits: &Limits, mut hooks: Hooks<'_>) -> Result<CountReport> {
+    fn run(&self, from: &Position, limits: &Limits, mut hooks: Hooks<'_>) -> Result<CoverReport> {
         let mut solver = AlgorithmC::new(&self.xcc);
         let control = hooks.control;
         let mut listener = E2Listener {
@@ -431,8 +431,8 @@ impl E2Cover {
         Ok(self.count_report(report))
     }
 
-    fn count_report(&self, report: Report) -> CountReport {
-        CountReport {
+    fn count_report(&self, report: Report) -> CoverReport {
+        CoverReport {
             solutions: report.solutions,
             nodes: report.nodes,
             updates: report.updates,
@@ -447,7 +447,7 @@ impl E2Cover {
     /// holds option numbers of this encoding, which the puzzle determines.
     fn checkpoint(&self, position: &Position) -> Checkpoint {
         Checkpoint {
-            engine: ENGINE.to_string(),
+            engine: Engine::Dlx,
             prefix: self.prefix_of_options(&position.forced),
             path: position.path.clone(),
             solutions: position.solutions,

@@ -1,12 +1,12 @@
 //! The DLX/XCC engine: Knuth's Algorithm C, for exact counts and
-//! uniqueness proofs (SPEC §7).
+//! uniqueness proofs (docs/engines.md).
 //!
 //! The backtracker is faster at finding good boards; this engine is the
 //! instrument of exhaustiveness: it counts every perfect board of a small
 //! puzzle, proves a puzzle has one solution, and cross-checks the other
 //! engine's counts. It follows TAOCP 7.2.2.1 Algorithm C to the letter
 //! because colour purification interacting with cover/uncover is exactly
-//! where home-grown variants break (seed 003 records days lost to it).
+//! where home-grown variants break, and days go into finding out why.
 //!
 //! One concept per module:
 //!
@@ -31,7 +31,7 @@ pub mod run;
 pub mod text;
 
 pub use algorithm_c::AlgorithmC;
-pub use e2::{CountReport, E2Cover, Hooks, ENGINE};
+pub use e2::{CoverReport, E2Cover, Hooks};
 pub use problem::{Entry, Xcc, NO_COLOUR};
 pub use run::{Limits, Listener, Position, Quiet, Report};
 
@@ -45,7 +45,7 @@ pub fn count_puzzle(
     prefix: &Prefix,
     limits: &Limits,
     hooks: Hooks<'_>,
-) -> Result<CountReport> {
+) -> Result<CoverReport> {
     E2Cover::new(puzzle)?.count(prefix, limits, hooks)
 }
 
@@ -55,7 +55,7 @@ pub fn resume(
     checkpoint: &Checkpoint,
     limits: &Limits,
     hooks: Hooks<'_>,
-) -> Result<CountReport> {
+) -> Result<CoverReport> {
     E2Cover::new(puzzle)?.resume(checkpoint, limits, hooks)
 }
 

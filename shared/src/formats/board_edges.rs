@@ -1,4 +1,4 @@
-//! `board_edges`: the community's lingua franca (SPEC §4.1).
+//! `board_edges`: the community's lingua franca (docs/formats.md).
 //!
 //! Four lowercase letters per cell, row-major, URDL as placed, with
 //! `letter = 'a' + colour`; `aaaa` is an empty cell (no legal tile is all

@@ -1,4 +1,4 @@
-//! `board_pieces`: piece identities as an overlay on the edges (SPEC §4.3).
+//! `board_pieces`: piece identities as an overlay on the edges (docs/formats.md).
 //!
 //! Three decimal digits per cell, the 1-based piece number, `000` for an
 //! empty cell. On a real set the edges already name every piece, so this

@@ -1,4 +1,4 @@
-//! BoardDoc JSON: the only solver output (SPEC §4.7).
+//! BoardDoc JSON: the only solver output (docs/formats.md).
 //!
 //! One self-describing document per board: name, size, score and breaks,
 //! the placement vector `board` (`piece*4 + rot`, `-1` empty), its
@@ -105,7 +105,7 @@ impl BoardDoc {
     }
 
     /// The document as JSON: one field per line, two-space indent, and
-    /// arrays on one line as the SPEC shows them (`"board": [3, 16, ...]`),
+    /// arrays on one line (`"board": [3, 16, ...]`),
     /// so the 256-entry vector stays one line rather than 256.
     pub fn to_json(&self) -> String {
         let mut out = Vec::new();

@@ -1,4 +1,4 @@
-//! `e2pieces.txt`: the oldest exchange format, from 2007 (SPEC §4.4).
+//! `e2pieces.txt`: the oldest exchange format, from 2007 (docs/formats.md).
 //!
 //! One line per filled cell in reading order, four space-separated decimal
 //! colours URDL as placed, border `0`. Empty cells are skipped, so a line

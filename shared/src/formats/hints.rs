@@ -1,5 +1,5 @@
 //! `hints`: the pinned cells of a board as `pos.rot` items joined by `-`
-//! (SPEC §4.2), e.g. `34.1-45.2-135.0-210.3-221.0`.
+//! (docs/formats.md), e.g. `34.1-45.2-135.0-210.3-221.0`.
 //!
 //! A hint names a cell and a rotation, never a piece: the piece is whatever
 //! the board (or the puzzle) has on that cell. That is why [`Pin`] is not a
@@ -21,7 +21,7 @@ pub struct Pin {
     pub rot: u8,
 }
 
-/// The `hints` string; empty when there are no pins (SPEC: absent means none).
+/// The `hints` string; empty when there are no pins (absent means none).
 pub fn write(pins: &[Pin]) -> String {
     pins.iter()
         .map(|p| format!("{}.{}", p.pos, p.rot))

@@ -1,4 +1,4 @@
-//! Community notations (SPEC §4), each read and written byte for byte
+//! Community notations (docs/formats.md), each read and written byte for byte
 //! through the one board model.
 //!
 //! The community has written the same board a dozen ways; each notation
@@ -40,7 +40,7 @@ pub use motifs::MotifsOrder;
 /// How a reader treats input it cannot fully decode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Strictness {
-    /// Any fault is an error (the default, SPEC §4.8).
+    /// Any fault is an error (the default).
     #[default]
     Strict,
     /// Undecodable cells become empty and are reported as problems; a

@@ -1,4 +1,4 @@
-//! `motifs_order`: viewers that draw letters with other glyphs (SPEC §4.8).
+//! `motifs_order`: viewers that draw letters with other glyphs (docs/formats.md).
 //!
 //! Some community links write `board_edges` in a permuted alphabet and say
 //! so with `motifs_order=jef` or `motifs_order=jblackwood` (alias `marie`).

@@ -1,4 +1,4 @@
-//! Puzzle names as URLs and BoardDocs carry them (SPEC §4.8).
+//! Puzzle names as URLs and BoardDocs carry them (docs/formats.md).
 //!
 //! Community names contain `+`, spaces and dashes
 //! (`JBlackwood+PMcGavin_469`). Keeping only `[A-Za-z0-9_]` lets a name go

@@ -1,5 +1,5 @@
 //! Puzzle CSV: the piece set as McGavin's C and Blackwood's C# read it
-//! (SPEC §4.5).
+//! (docs/formats.md).
 //!
 //! A first line with the side, then one line per piece in catalogue order:
 //! `top,right,bottom,left` as 16-digit binary words, optionally followed by

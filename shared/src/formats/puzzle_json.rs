@@ -1,4 +1,4 @@
-//! Puzzle JSON: the only solver input (SPEC §4.6).
+//! Puzzle JSON: the only solver input (docs/formats.md).
 //!
 //! `{"name", "width", "height", "numColors", "pieces": [[u,r,d,l], ...],
 //! "hints": [{"pos", "piece", "rot"}, ...]}`, pieces at rotation 0 with

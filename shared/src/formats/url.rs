@@ -1,5 +1,5 @@
 //! Viewer links: the canonical eternity2.dev URL and Jef Bucas's
-//! e2.bucas.name URL (SPEC §4.8).
+//! e2.bucas.name URL (docs/formats.md).
 //!
 //! Both carry a board as `board_edges` plus its size and name; the
 //! canonical one also carries `hints`. Links from other tools may add a
@@ -51,7 +51,7 @@ pub fn write(name: &str, board: &Board, pins: &[Pin]) -> String {
 
 /// The community link: `https://e2.bucas.name/#puzzle=NAME&board_w=16&board_h=16&board_edges=…`.
 ///
-/// Edges only, as the SPEC writes it: bucas recovers pieces from the edges
+/// Edges only: bucas recovers pieces from the edges
 /// of a distinct set.
 pub fn write_bucas(name: &str, board: &Board) -> String {
     format!(

@@ -1,4 +1,4 @@
-//! Colours, edge quadruples and the rotation convention (SPEC §2).
+//! Colours, edge quadruples and the rotation convention (docs/formats.md).
 
 /// A colour: `0` is the grey outer border, interior colours are `1..`.
 pub type Colour = u8;
@@ -28,7 +28,7 @@ pub fn rotate(catalogue: Edges, rot: u8) -> Edges {
 
 /// The smallest rotation that turns `catalogue` into `placed`, if any.
 ///
-/// Taking the smallest is the SPEC's rule for rotation-symmetric pieces,
+/// Taking the smallest is e2's rule for rotation-symmetric pieces,
 /// whose several rotations give the same placed quadruple.
 pub fn rotation_to(catalogue: Edges, placed: Edges) -> Option<u8> {
     (0..4u8).find(|&r| rotate(catalogue, r) == placed)

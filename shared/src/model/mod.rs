@@ -6,7 +6,7 @@
 //! edge quadruple; when the piece set is known, each filled cell also carries
 //! its piece identity and rotation. Edges are the board (they render and
 //! score); identity is an overlay recovered by matching quadruples against
-//! the piece set (SPEC §2), so a board read from a notation that carries only
+//! the piece set (docs/formats.md), so a board read from a notation that carries only
 //! edges is still a whole board.
 
 mod board;

@@ -1,4 +1,4 @@
-//! The puzzle: a piece set at rotation 0 and the pinned hints (SPEC §4.6).
+//! The puzzle: a piece set at rotation 0 and the pinned hints (docs/formats.md).
 
 use std::collections::HashMap;
 
@@ -169,7 +169,7 @@ impl Puzzle {
 }
 
 /// Maps every placed quadruple to the (piece, smallest rotation) pairs that
-/// produce it: the machinery of identity recovery (SPEC §2).
+/// produce it: the machinery of identity recovery (docs/formats.md).
 #[derive(Debug, Clone)]
 pub struct PieceIndex {
     by_edges: HashMap<Edges, Vec<Placement>>,

@@ -238,7 +238,7 @@ impl RunResult {
     }
 }
 
-/// Orders and layouts travel by their SPEC names.
+/// Orders and layouts travel by their command-line names.
 mod name_serde {
     use serde::{Deserialize, Deserializer, Serializer};
     use std::fmt::Display;

@@ -1,4 +1,4 @@
-//! The hint study (seed 001) as a reproducible apparatus.
+//! The hint study as a reproducible apparatus.
 //!
 //! The study asks what hints are worth to a plain depth-first search, and
 //! whether the fill order matters more. Its grid is every fill order × every

@@ -307,7 +307,7 @@ mod tests {
             .flat_map(|s| crate::layouts::ALL_LAYOUTS.map(|l| named(s, l)))
             .collect();
         let report = markdown(&results);
-        // Hand counts at 16×16 (seed 001): five scattered clues touch
+        // Hand counts at 16×16: five scattered clues touch
         // nothing; a 4×4 block has 4 rows of 3 and 4 columns of 3 seams,
         // 24; five disjoint blocks 5 × 24 = 120, a quarter of 480; the
         // lattice never touches itself. At 8×8 the block is 2×2: 4 seams.

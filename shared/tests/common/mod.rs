@@ -19,7 +19,7 @@ pub fn data_dir() -> Option<PathBuf> {
     }
 }
 
-/// Reads a Puzzle JSON file (SPEC §4.6) with the one formats reader,
+/// Reads a Puzzle JSON file (docs/formats.md) with the one formats reader,
 /// accepting sets whose pieces repeat (the clue puzzles do).
 pub fn load_puzzle(path: &std::path::Path) -> Puzzle {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

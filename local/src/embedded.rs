@@ -8,24 +8,27 @@
 //! directory, an interrupted count (Ctrl-C) is handed back and flushed, and
 //! the same command later resumes it; without one, a temporary directory is
 //! used and removed.
+//!
+//! This module runs inside a runtime it is handed and is stopped by a
+//! token it is handed: the binary owns the runtime, the signals and the
+//! terminal, and hears progress through a callback.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use e2_coordinator::client;
+use e2_coordinator::ledger::{JobPlan, LedgerConfig};
+use e2_coordinator::records::Mode;
+use e2_coordinator::service::{self, Shared};
 use e2_proto::pb;
+use e2_shared::engine::{BestSearch, Engine};
 use e2_shared::Puzzle;
-use e2_worker::engines::{BestSearch, Engine};
 use e2_worker::WorkerConfig;
 use tokio_util::sync::CancellationToken;
 
-use crate::client;
-use crate::ledger::{JobPlan, LedgerConfig};
-use crate::records::Mode;
-use crate::server::{self, CoordinatorConfig};
-use crate::service::{self, Shared};
+use crate::cluster::start_loopback;
 
 /// How an embedded count ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,42 +69,17 @@ pub struct BestOutcome {
     pub elapsed: Duration,
 }
 
-/// Counts the perfect boards of `puzzle` with `threads` engine threads.
-/// Blocks; Ctrl-C interrupts (and, with `data_dir`, leaves a resumable job).
-pub fn run_count(
-    puzzle: &Puzzle,
-    engine: Engine,
-    data_dir: Option<PathBuf>,
-    threads: usize,
-) -> Result<CountOutcome> {
-    runtime()?.block_on(async {
-        let interrupt = ctrl_c_token();
-        count(puzzle, engine, data_dir, threads, interrupt).await
-    })
-}
-
-/// Searches for the best boards of `puzzle`. Blocks until the time or
-/// target score is reached, or Ctrl-C.
-pub fn run_best(
-    puzzle: &Puzzle,
-    engine: Engine,
-    data_dir: Option<PathBuf>,
-    threads: usize,
-    options: BestOptions,
-) -> Result<BestOutcome> {
-    runtime()?.block_on(async {
-        let interrupt = ctrl_c_token();
-        best(puzzle, engine, data_dir, threads, options, interrupt).await
-    })
-}
-
-/// [`run_count`] inside a runtime, stopped by `interrupt` instead of Ctrl-C.
+/// Counts the perfect boards of `puzzle` with `threads` engine threads
+/// until done or until `interrupt` fires (then, with `data_dir`, the job
+/// is left resumable there). `on_status` hears the job's status at most
+/// every half second while it runs, and once at the end.
 pub async fn count(
     puzzle: &Puzzle,
     engine: Engine,
     data_dir: Option<PathBuf>,
     threads: usize,
     interrupt: CancellationToken,
+    on_status: impl FnMut(&pb::JobStatus),
 ) -> Result<CountOutcome> {
     let plan = JobPlan {
         puzzle: puzzle.clone(),
@@ -113,7 +91,7 @@ pub async fn count(
         top_k: None,
         search: BestSearch::default(),
     };
-    let run = run_job(plan, data_dir, threads, interrupt).await?;
+    let run = run_job(plan, data_dir, threads, interrupt, on_status).await?;
     Ok(CountOutcome {
         job_id: run.status.job_id,
         solutions: run.status.solutions,
@@ -125,7 +103,8 @@ pub async fn count(
     })
 }
 
-/// [`run_best`] inside a runtime, stopped by `interrupt` instead of Ctrl-C.
+/// Searches for the best boards of `puzzle` until the time or target score
+/// is reached, or `interrupt` fires; `on_status` as for [`count`].
 pub async fn best(
     puzzle: &Puzzle,
     engine: Engine,
@@ -133,6 +112,7 @@ pub async fn best(
     threads: usize,
     options: BestOptions,
     interrupt: CancellationToken,
+    on_status: impl FnMut(&pb::JobStatus),
 ) -> Result<BestOutcome> {
     let top = options.top_k.unwrap_or(10);
     let plan = JobPlan {
@@ -145,7 +125,7 @@ pub async fn best(
         top_k: Some(top),
         search: options.search,
     };
-    let run = run_job(plan, data_dir, threads, interrupt).await?;
+    let run = run_job(plan, data_dir, threads, interrupt, on_status).await?;
     Ok(BestOutcome {
         job_id: run.status.job_id,
         best_score: run.status.best_score,
@@ -169,8 +149,12 @@ async fn run_job(
     data_dir: Option<PathBuf>,
     threads: usize,
     interrupt: CancellationToken,
+    on_status: impl FnMut(&pb::JobStatus),
 ) -> Result<JobRun> {
-    puzzle_ok(&plan.puzzle)?;
+    plan.puzzle.validate_allowing_duplicates()?;
+    if plan.mode == Mode::Best {
+        plan.engine.require(e2_shared::engine::Ask::Best)?;
+    }
     let started = Instant::now();
     let temp = match data_dir {
         Some(_) => None,
@@ -216,7 +200,7 @@ async fn run_job(
         WorkerConfig::new(running.url(), threads),
         stop_worker.clone(),
     ));
-    let finished = wait_for_job(&shared, job_id, &interrupt).await?;
+    let finished = wait_for_job(&shared, job_id, &interrupt, on_status).await?;
     stop_worker.cancel();
     let worked = worker.await.context("worker task")?;
     let status = shared
@@ -242,132 +226,34 @@ async fn run_job(
     })
 }
 
-/// A coordinator and one worker serving on 127.0.0.1 inside this process,
-/// over a temporary data directory: what a command that speaks to a
-/// cluster through [`client::Client`] uses when it has no cluster.
-pub struct LocalCluster {
-    running: crate::server::Running,
-    stop_server: CancellationToken,
-    stop_worker: CancellationToken,
-    worker: tokio::task::JoinHandle<Result<e2_worker::WorkerSummary, e2_worker::WorkerError>>,
-    _data: tempfile::TempDir,
-}
-
-impl LocalCluster {
-    /// Starts the coordinator on an ephemeral port and a worker with
-    /// `threads` engine threads dialling it.
-    pub async fn start(threads: usize) -> Result<Self> {
-        let data = tempfile::tempdir().context("cannot create a temporary data directory")?;
-        let (running, stop_server) =
-            start_loopback(data.path().to_path_buf(), LedgerConfig::default()).await?;
-        let stop_worker = CancellationToken::new();
-        let worker = tokio::spawn(e2_worker::run(
-            WorkerConfig::new(running.url(), threads.max(1)),
-            stop_worker.clone(),
-        ));
-        Ok(LocalCluster {
-            running,
-            stop_server,
-            stop_worker,
-            worker,
-            _data: data,
-        })
-    }
-
-    /// `http://127.0.0.1:port`, for [`client::Client::connect`].
-    pub fn url(&self) -> String {
-        self.running.url()
-    }
-
-    /// Stops the worker, then the coordinator, and removes the data.
-    pub async fn shutdown(self) -> Result<()> {
-        self.stop_worker.cancel();
-        let worked = self.worker.await.context("worker task")?;
-        self.stop_server.cancel();
-        self.running.wait().await?;
-        worked?;
-        Ok(())
-    }
-}
-
-/// Starts a coordinator without a token on an ephemeral 127.0.0.1 port;
-/// cancelling the returned token stops it.
-async fn start_loopback(
-    data_dir: PathBuf,
-    ledger: LedgerConfig,
-) -> Result<(server::Running, CancellationToken)> {
-    let config = CoordinatorConfig {
-        data_dir,
-        token: None,
-        ledger,
-        ops: Default::default(),
-    };
-    let stop = CancellationToken::new();
-    let running = server::start(
-        config,
-        "127.0.0.1:0".parse().expect("literal"),
-        stop.clone(),
-    )
-    .await?;
-    Ok((running, stop))
-}
-
-/// The same validation a submitted Puzzle JSON gets.
-fn puzzle_ok(puzzle: &Puzzle) -> Result<()> {
-    puzzle.validate_allowing_duplicates()?;
-    Ok(())
-}
-
-/// Waits until the job is over (true) or `interrupt` fires (false), showing
-/// progress on a terminal.
-async fn wait_for_job(shared: &Shared, job_id: u64, interrupt: &CancellationToken) -> Result<bool> {
-    let show = std::io::stderr().is_terminal();
+/// Waits until the job is over (true) or `interrupt` fires (false),
+/// telling `on_status` at most every half second and once at the end.
+async fn wait_for_job(
+    shared: &Shared,
+    job_id: u64,
+    interrupt: &CancellationToken,
+    mut on_status: impl FnMut(&pb::JobStatus),
+) -> Result<bool> {
     let mut changes = shared.subscribe();
     let mut last_shown = Instant::now() - Duration::from_secs(10);
     loop {
         let status = shared
             .read(|l, clock| l.status(job_id, clock))
             .map_err(|s| anyhow::anyhow!("{}", s.message()))?;
-        if show && last_shown.elapsed() >= Duration::from_millis(500) {
-            eprint!("\r\x1b[2K{}", client::progress_line(&status));
+        let over = client::is_over(&status);
+        if over || last_shown.elapsed() >= Duration::from_millis(500) {
+            on_status(&status);
             last_shown = Instant::now();
         }
-        if client::is_over(&status) {
-            if show {
-                eprintln!("\r\x1b[2K{}", client::progress_line(&status));
-            }
+        if over {
             return Ok(true);
         }
         tokio::select! {
             _ = changes.changed() => {}
             _ = tokio::time::sleep(Duration::from_millis(500)) => {}
-            _ = interrupt.cancelled() => {
-                if show {
-                    eprintln!();
-                }
-                return Ok(false);
-            }
+            _ = interrupt.cancelled() => return Ok(false),
         }
     }
-}
-
-fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")
-}
-
-/// A token cancelled by the first Ctrl-C (or SIGTERM).
-fn ctrl_c_token() -> CancellationToken {
-    let token = CancellationToken::new();
-    let cancel = token.clone();
-    tokio::spawn(async move {
-        crate::signals::terminated().await;
-        cancel.cancel();
-    });
-    token
 }
 
 #[cfg(test)]
@@ -391,17 +277,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let puzzle = ring();
         let expected = {
-            let control = e2_shared::search::Control::new();
-            e2_worker::engines::count(
-                &puzzle,
-                Engine::Backtrack,
-                &Vec::new(),
-                None,
-                u64::MAX,
-                &control,
-            )
-            .unwrap()
-            .solutions
+            let root = Vec::new();
+    let subtree = e2_shared::engine::Subtree::new(&puzzle, &root);
+            Engine::Backtrack
+                .count(&subtree, None, &Default::default(), |_| {})
+                .unwrap()
+                .solutions
         };
         let first = count(
             &puzzle,
@@ -409,6 +290,7 @@ mod tests {
             Some(dir.path().into()),
             2,
             CancellationToken::new(),
+            |_| {},
         )
         .await
         .unwrap();
@@ -420,6 +302,7 @@ mod tests {
             Some(dir.path().into()),
             1,
             CancellationToken::new(),
+            |_| {},
         )
         .await
         .unwrap();
@@ -439,10 +322,12 @@ mod tests {
             eprintln!("skipping: {path} is absent");
             return;
         };
-        let puzzle = crate::puzzle_input::read(&text).unwrap();
+        let puzzle = e2_coordinator::puzzle_input::read(&text).unwrap();
         let expected = {
-            let control = e2_shared::search::Control::new();
-            e2_worker::engines::count(&puzzle, Engine::Dlx, &Vec::new(), None, u64::MAX, &control)
+            let root = Vec::new();
+    let subtree = e2_shared::engine::Subtree::new(&puzzle, &root);
+            Engine::Dlx
+                .count(&subtree, None, &Default::default(), |_| {})
                 .unwrap()
                 .solutions
         };
@@ -453,9 +338,16 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(400)).await;
             later.cancel();
         });
-        let first = count(&puzzle, Engine::Dlx, Some(dir.path().into()), 2, interrupt)
-            .await
-            .unwrap();
+        let first = count(
+            &puzzle,
+            Engine::Dlx,
+            Some(dir.path().into()),
+            2,
+            interrupt,
+            |_| {},
+        )
+        .await
+        .unwrap();
         assert!(
             !first.finished,
             "finished within 0.4 s: the interruption was not tested"
@@ -466,6 +358,7 @@ mod tests {
             Some(dir.path().into()),
             2,
             CancellationToken::new(),
+            |_| {},
         )
         .await
         .unwrap();
@@ -483,6 +376,7 @@ mod tests {
             1,
             BestOptions::default(),
             CancellationToken::new(),
+            |_| {},
         )
         .await
         .unwrap();

@@ -14,15 +14,14 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Context, Result};
 use e2_proto::auth::BearerToken;
 use e2_proto::pb::{self, worker_service_client::WorkerServiceClient};
+use e2_coordinator::ledger::{JobPlan, LedgerConfig};
+use e2_coordinator::records::Mode;
+use e2_coordinator::server::{self, CoordinatorConfig, Running};
+use e2_coordinator::service::{self, Shared};
+use e2_shared::engine::Engine;
 use e2_shared::Puzzle;
-use e2_worker::engines::Engine;
 use e2_worker::WorkerConfig;
 use tokio_util::sync::CancellationToken;
-
-use crate::ledger::{JobPlan, LedgerConfig};
-use crate::records::Mode;
-use crate::server::{self, CoordinatorConfig, Running};
-use crate::service::{self, Shared};
 
 #[derive(Debug, Clone)]
 pub struct BenchOptions {
@@ -135,7 +134,7 @@ async fn throughput(puzzle: &Puzzle, tasks: usize, workers: usize) -> Result<Dur
     let plan = JobPlan {
         puzzle: puzzle.clone(),
         mode: Mode::Count,
-        engine: pb::Engine::Backtrack,
+        engine: Engine::Backtrack,
         prefixes: vec![Vec::new(); tasks],
         time_limit: None,
         target_score: None,
@@ -240,7 +239,7 @@ async fn count_with(puzzle: &Puzzle, engine: Engine, workers: usize) -> Result<C
         let status = shared
             .read(|l, clock| l.status(job, clock))
             .map_err(|s| anyhow!("{}", s.message()))?;
-        if crate::client::is_over(&status) {
+        if e2_coordinator::client::is_over(&status) {
             break status;
         }
         tokio::select! {

@@ -1,9 +1,9 @@
-//! `cargo bench -p e2-coordinator --bench cluster [-- PUZZLE.json]`: the
+//! `cargo bench -p e2-local --bench cluster [-- PUZZLE.json]`: the
 //! coordinator's task throughput and the wall time of one count with 1 and
-//! 2 workers (see `e2_coordinator::bench`). Default puzzle: Brendan's set-1
+//! 2 workers (see `e2_local::bench`). Default puzzle: Brendan's set-1
 //! 5x5 from shared/data.
 
-use e2_coordinator::bench::{cluster, BenchOptions};
+use e2_local::bench::{cluster, BenchOptions};
 
 fn main() -> anyhow::Result<()> {
     let path = std::env::args()

@@ -1,0 +1,95 @@
+//! Knuth's Algorithm C under the contract. The encoding speaks in option
+//! numbers and reports Knuth's update counts; the contract hears placements
+//! and the common report. DLX picks its own order (the most constrained
+//! item first), so a subtree's fill order is ignored, and it cannot score
+//! partial boards.
+
+use crate::backtrack::BestReport;
+use crate::dlx::{self, E2Cover, Hooks};
+use crate::error::{Error, Result};
+use crate::model::{Board, Puzzle};
+use crate::order::FillOrder;
+use crate::search::{Checkpoint, Control, Prefix};
+
+use super::{
+    BestLease, BestSearch, Capabilities, Contract, CountReport, FirstReport, Limits, Subtree,
+};
+
+pub(super) struct Dlx;
+
+fn dlx_limits(limits: &Limits<'_>) -> dlx::Limits {
+    dlx::Limits {
+        max_nodes: limits.max_nodes,
+        checkpoint_every: limits.checkpoint_every,
+        ..dlx::Limits::default()
+    }
+}
+
+impl Contract for Dlx {
+    const CAPABILITIES: Capabilities = Capabilities {
+        count: true,
+        first: true,
+        best: false,
+        fill_orders: false,
+    };
+
+    fn prefixes(puzzle: &Puzzle, _order: FillOrder, depth: usize) -> Result<Vec<Prefix>> {
+        dlx::prefixes(puzzle, depth)
+    }
+
+    fn count(
+        subtree: &Subtree<'_>,
+        resume: Option<&Checkpoint>,
+        limits: &Limits<'_>,
+        mut on_checkpoint: impl FnMut(&Checkpoint),
+    ) -> Result<CountReport> {
+        let cover = E2Cover::new(subtree.puzzle)?;
+        let mut forward = |cp: Checkpoint| on_checkpoint(&cp);
+        let hooks = Hooks {
+            control: limits.control,
+            on_checkpoint: Some(&mut forward),
+            on_board: None,
+        };
+        let report = match resume {
+            Some(cp) => cover.resume(cp, &dlx_limits(limits), hooks)?,
+            None => cover.count(subtree.prefix, &dlx_limits(limits), hooks)?,
+        };
+        Ok(CountReport {
+            solutions: report.solutions,
+            nodes: report.nodes,
+            end: report.end,
+            checkpoint: report.checkpoint,
+        })
+    }
+
+    fn first(subtree: &Subtree<'_>, limits: &Limits<'_>) -> Result<FirstReport> {
+        let dlx_limits = dlx::Limits {
+            max_solutions: Some(1),
+            ..dlx_limits(limits)
+        };
+        let hooks = Hooks {
+            control: limits.control,
+            ..Hooks::default()
+        };
+        let report = E2Cover::new(subtree.puzzle)?.count(subtree.prefix, &dlx_limits, hooks)?;
+        Ok(FirstReport {
+            board: report.first,
+            nodes: report.nodes,
+            end: report.end,
+        })
+    }
+
+    fn best(
+        _subtree: &Subtree<'_>,
+        _search: &BestSearch,
+        _lease: BestLease,
+        _control: Option<&Control>,
+        _on_improved: impl FnMut(&Board),
+    ) -> Result<BestReport> {
+        Err(Error::Invalid(
+            "engine dlx cannot run a best-score search: DLX knows only perfect boards \
+             and cannot score partial boards"
+                .into(),
+        ))
+    }
+}

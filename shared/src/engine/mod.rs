@@ -1,0 +1,370 @@
+//! The one contract every engine meets.
+//!
+//! e2 has more than one way to search a subtree (today the bitmask
+//! backtracker and Knuth's Algorithm C; tomorrow perhaps a faster counter or
+//! a GPU walk), and everything that drives a search, from the worker's task
+//! loop to `e2 count` and the benches, must not care which. So an engine is
+//! two things:
+//!
+//! - a name, [`Engine`]: a small `Copy` enum like
+//!   [`crate::order::FillOrder`], with [`Engine::ALL`], names, [`FromStr`],
+//!   and the [`Capabilities`] it has. Asking an engine for what it cannot do
+//!   (best-score search on DLX, which knows only perfect boards) is an
+//!   [`Error`] from [`Engine::require`], raised where a job is accepted,
+//!   never a silent substitute;
+//! - an implementation of [`Contract`], one zero-sized type per engine
+//!   (`engine/backtrack.rs`, `engine/dlx.rs`), reached through the
+//!   dispatching methods on [`Engine`] ([`Engine::count`],
+//!   [`Engine::first`], [`Engine::best`], [`Engine::prefixes`]). The
+//!   dispatch is a `match`, not `dyn`: a run is one call, and inside it
+//!   the engine's loop is fully monomorphised.
+//!
+//! Every engine speaks the same vocabulary ([`crate::search`]): a
+//! [`Subtree`] is a puzzle, a fill order and a prefix of forced
+//! placements; [`Limits`] bound a run (nodes, periodic checkpoints, a
+//! [`Control`] to stop it or ask it to split); a run ends in one
+//! [`CountReport`] whose [`Checkpoint`] (one type for all engines, tagged
+//! with the engine that took it) resumes it exactly. Counts are cumulative:
+//! a run resumed from a checkpoint reports the checkpoint's solutions and
+//! nodes plus its own.
+//!
+//! `shared/tests/engine_contract.rs` runs one test suite over
+//! [`Engine::ALL`]: resume at random points, periodic checkpoints, prefix
+//! sums equal to the whole, splits that lose and duplicate nothing, stop.
+//! Adding an engine means a variant here, its [`Contract`] implementation,
+//! and one arm per dispatching method; the suite then runs it too.
+//!
+//! See `docs/engines.md` for what each engine does and what a node is.
+
+mod backtrack;
+mod best_search;
+mod dlx;
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+pub use best_search::BestSearch;
+
+use crate::backtrack::BestReport;
+use crate::error::{Error, Result};
+use crate::model::{Board, Puzzle};
+use crate::order::FillOrder;
+use crate::search::{Checkpoint, Control, Prefix, RunEnd};
+
+/// The fill order of count jobs: a checkpoint resumes only under the order
+/// that took it, and prefixes are comparable only within one order.
+pub const COUNT_ORDER: FillOrder = FillOrder::RowMajor;
+
+/// An engine, by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Engine {
+    /// The bitmask backtracker (`crate::backtrack`): counts, first
+    /// solutions and best-score search, under any fill order.
+    #[default]
+    Backtrack,
+    /// Knuth's Algorithm C over the XCC encoding (`crate::dlx`): counts and
+    /// first solutions; its own most-constrained-item order.
+    Dlx,
+}
+
+/// What a caller can ask of an engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ask {
+    /// Count every perfect board of a subtree.
+    Count,
+    /// Find one perfect board.
+    First,
+    /// Search for the highest-scoring (possibly partial) boards.
+    Best,
+}
+
+/// What an engine can do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capabilities {
+    pub count: bool,
+    pub first: bool,
+    /// Best-score search: scoring partial boards.
+    pub best: bool,
+    /// Whether the engine walks the caller's fill order (otherwise the
+    /// order of a [`Subtree`] is ignored and the engine picks its own).
+    pub fill_orders: bool,
+}
+
+impl Engine {
+    /// Every engine, in a fixed order (the contract suite runs them all).
+    pub const ALL: [Engine; 2] = [Engine::Backtrack, Engine::Dlx];
+
+    /// The name used on the command line, in job records and checkpoints.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Backtrack => "backtrack",
+            Engine::Dlx => "dlx",
+        }
+    }
+
+    pub fn capabilities(self) -> Capabilities {
+        match self {
+            Engine::Backtrack => backtrack::Backtrack::CAPABILITIES,
+            Engine::Dlx => dlx::Dlx::CAPABILITIES,
+        }
+    }
+
+    /// Can this engine do `ask`?
+    pub fn can(self, ask: Ask) -> bool {
+        let c = self.capabilities();
+        match ask {
+            Ask::Count => c.count,
+            Ask::First => c.first,
+            Ask::Best => c.best,
+        }
+    }
+
+    /// `Ok` when the engine can do `ask`, else the one-line reason.
+    pub fn require(self, ask: Ask) -> Result<()> {
+        if self.can(ask) {
+            return Ok(());
+        }
+        Err(Error::Invalid(match (self, ask) {
+            (Engine::Dlx, Ask::Best) => "engine dlx cannot run a best-score search: \
+                DLX knows only perfect boards and cannot score partial boards \
+                (use --engine backtrack)"
+                .to_string(),
+            _ => format!("engine {self} cannot {ask:?}"),
+        }))
+    }
+
+    /// Every prefix `depth` levels down the engine's search of `puzzle`
+    /// (under `order`, for engines that walk fill orders) that can still
+    /// lead to a perfect board; their counts add up to the whole count.
+    /// A depth beyond the free cells is clamped.
+    pub fn prefixes(self, puzzle: &Puzzle, order: FillOrder, depth: usize) -> Result<Vec<Prefix>> {
+        match self {
+            Engine::Backtrack => backtrack::Backtrack::prefixes(puzzle, order, depth),
+            Engine::Dlx => dlx::Dlx::prefixes(puzzle, order, depth),
+        }
+    }
+
+    /// Counts the perfect boards of `subtree`, or resumes from `resume`
+    /// (whose prefix supersedes the subtree's), within `limits`, handing
+    /// periodic checkpoints to `on_checkpoint`.
+    pub fn count(
+        self,
+        subtree: &Subtree<'_>,
+        resume: Option<&Checkpoint>,
+        limits: &Limits<'_>,
+        on_checkpoint: impl FnMut(&Checkpoint),
+    ) -> Result<CountReport> {
+        if let Some(cp) = resume {
+            if cp.engine != self {
+                return Err(Error::Invalid(format!(
+                    "checkpoint: taken by the {} engine, cannot be resumed by {self}",
+                    cp.engine
+                )));
+            }
+        }
+        match self {
+            Engine::Backtrack => {
+                backtrack::Backtrack::count(subtree, resume, limits, on_checkpoint)
+            }
+            Engine::Dlx => dlx::Dlx::count(subtree, resume, limits, on_checkpoint),
+        }
+    }
+
+    /// The first perfect board of `subtree` in the engine's search order.
+    pub fn first(self, subtree: &Subtree<'_>, limits: &Limits<'_>) -> Result<FirstReport> {
+        match self {
+            Engine::Backtrack => backtrack::Backtrack::first(subtree, limits),
+            Engine::Dlx => dlx::Dlx::first(subtree, limits),
+        }
+    }
+
+    /// Best-score search of `subtree` as `search` says for one lease of
+    /// `budget` nodes seeded with `seed`, calling `on_improved` with each
+    /// board better than every earlier one of the run. An engine that
+    /// cannot score is an error (see [`Engine::require`]).
+    pub fn best(
+        self,
+        subtree: &Subtree<'_>,
+        search: &BestSearch,
+        lease: BestLease,
+        control: Option<&Control>,
+        on_improved: impl FnMut(&Board),
+    ) -> Result<BestReport> {
+        self.require(Ask::Best)?;
+        match self {
+            Engine::Backtrack => {
+                backtrack::Backtrack::best(subtree, search, lease, control, on_improved)
+            }
+            Engine::Dlx => dlx::Dlx::best(subtree, search, lease, control, on_improved),
+        }
+    }
+}
+
+impl fmt::Display for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Engine {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        Engine::ALL
+            .into_iter()
+            .find(|e| e.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Engine::ALL.iter().map(|e| e.name()).collect();
+                Error::Invalid(format!(
+                    "unknown engine \"{s}\"; expected one of: {}",
+                    names.join(", ")
+                ))
+            })
+    }
+}
+
+/// What a search runs on: the subtree of `prefix` (forced placements laid
+/// after the hints) of `puzzle`, walked in `order` by engines that take a
+/// fill order.
+#[derive(Debug, Clone, Copy)]
+pub struct Subtree<'a> {
+    pub puzzle: &'a Puzzle,
+    pub order: FillOrder,
+    pub prefix: &'a Prefix,
+}
+
+impl<'a> Subtree<'a> {
+    /// The subtree of `prefix` under the count order.
+    pub fn new(puzzle: &'a Puzzle, prefix: &'a Prefix) -> Self {
+        Subtree {
+            puzzle,
+            order: COUNT_ORDER,
+            prefix,
+        }
+    }
+
+    pub fn with_order(self, order: FillOrder) -> Self {
+        Subtree { order, ..self }
+    }
+}
+
+/// Bounds on one run, the same for every engine. The default runs to the
+/// end, uninterrupted.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Limits<'a> {
+    /// Nodes this call may visit before stopping with a checkpoint (a
+    /// resumed run's earlier nodes do not count against it).
+    pub max_nodes: Option<u64>,
+    /// Hand a checkpoint to the callback every this many nodes.
+    pub checkpoint_every: Option<u64>,
+    /// Stop and split requests from the driver; donated prefixes go to
+    /// [`Control::donate`].
+    pub control: Option<&'a Control>,
+}
+
+impl<'a> Limits<'a> {
+    /// Run to the end.
+    pub fn none() -> Self {
+        Self::default()
+    }
+
+    /// At most `nodes` nodes in this run.
+    pub fn nodes(nodes: u64) -> Self {
+        Limits {
+            max_nodes: Some(nodes),
+            ..Self::default()
+        }
+    }
+
+    pub fn with_control(self, control: &'a Control) -> Self {
+        Limits {
+            control: Some(control),
+            ..self
+        }
+    }
+}
+
+/// The outcome of a count, the same for every engine. `solutions` and
+/// `nodes` include what a resumed checkpoint had already counted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CountReport {
+    /// Distinct perfect boards counted in the subtree so far.
+    pub solutions: u64,
+    /// Nodes visited in the subtree so far (what a node is depends on the
+    /// engine: see `docs/engines.md`).
+    pub nodes: u64,
+    pub end: RunEnd,
+    /// Where to resume; `None` once the subtree was searched to the end.
+    pub checkpoint: Option<Checkpoint>,
+}
+
+/// The outcome of a first-solution search.
+#[derive(Debug, Clone)]
+pub struct FirstReport {
+    pub board: Option<Board>,
+    pub nodes: u64,
+    pub end: RunEnd,
+}
+
+/// One lease of a best job: its seed and its node budget (a whole-tree
+/// search ignores both: see [`BestSearch`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BestLease {
+    pub seed: u64,
+    pub budget: u64,
+}
+
+/// What an engine implements to join e2. Each method is the engine's
+/// answer to one [`Engine`] dispatching method, which documents it.
+trait Contract {
+    const CAPABILITIES: Capabilities;
+
+    fn prefixes(puzzle: &Puzzle, order: FillOrder, depth: usize) -> Result<Vec<Prefix>>;
+
+    fn count(
+        subtree: &Subtree<'_>,
+        resume: Option<&Checkpoint>,
+        limits: &Limits<'_>,
+        on_checkpoint: impl FnMut(&Checkpoint),
+    ) -> Result<CountReport>;
+
+    fn first(subtree: &Subtree<'_>, limits: &Limits<'_>) -> Result<FirstReport>;
+
+    /// Only engines whose [`Capabilities::best`] is true are called.
+    fn best(
+        subtree: &Subtree<'_>,
+        search: &BestSearch,
+        lease: BestLease,
+        control: Option<&Control>,
+        on_improved: impl FnMut(&Board),
+    ) -> Result<BestReport>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_unknown_names_list_the_valid_ones() {
+        for e in Engine::ALL {
+            assert_eq!(e.name().parse::<Engine>().unwrap(), e);
+            assert_eq!(
+                serde_json::to_string(&e).unwrap(),
+                format!("\"{}\"", e.name())
+            );
+        }
+        let err = "gpu".parse::<Engine>().unwrap_err().to_string();
+        assert!(err.contains("backtrack") && err.contains("dlx"), "{err}");
+    }
+
+    #[test]
+    fn dlx_cannot_score_and_says_so() {
+        assert!(Engine::Backtrack.can(Ask::Best));
+        let err = Engine::Dlx.require(Ask::Best).unwrap_err().to_string();
+        assert!(err.contains("cannot score partial boards"), "{err}");
+        assert!(!err.contains('\n'));
+    }
+}

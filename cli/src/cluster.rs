@@ -123,7 +123,6 @@ pub enum ModeArg {
     Best,
 }
 
-
 #[derive(Debug, Args)]
 pub struct SubmitArgs {
     #[command(flatten)]

@@ -164,8 +164,8 @@ pub async fn submit(shared: &Shared, req: pb::SubmitRequest) -> Result<JobId, St
         Ok(pb::Mode::Best) => Mode::Best,
         _ => return Err(Status::invalid_argument("mode: expected count or best")),
     };
-    let engine =
-        e2_proto::engine_from_wire(req.engine).map_err(|e| Status::invalid_argument(e.to_string()))?;
+    let engine = e2_proto::engine_from_wire(req.engine)
+        .map_err(|e| Status::invalid_argument(e.to_string()))?;
     let ask = match mode {
         Mode::Count => Ask::Count,
         Mode::Best => Ask::Best,
@@ -174,8 +174,9 @@ pub async fn submit(shared: &Shared, req: pb::SubmitRequest) -> Result<JobId, St
         .require(ask)
         .map_err(|e| Status::invalid_argument(e.to_string()))?;
     let search = match &req.search {
-        Some(wire) => e2_proto::search_from_wire(wire)
-            .map_err(|e| Status::invalid_argument(e.to_string()))?,
+        Some(wire) => {
+            e2_proto::search_from_wire(wire).map_err(|e| Status::invalid_argument(e.to_string()))?
+        }
         None => BestSearch::default(),
     };
     if mode == Mode::Count && search != BestSearch::default() {

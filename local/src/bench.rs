@@ -12,12 +12,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
-use e2_proto::auth::BearerToken;
-use e2_proto::pb::{self, worker_service_client::WorkerServiceClient};
 use e2_coordinator::ledger::{JobPlan, LedgerConfig};
 use e2_coordinator::records::Mode;
 use e2_coordinator::server::{self, CoordinatorConfig, Running};
 use e2_coordinator::service::{self, Shared};
+use e2_proto::auth::BearerToken;
+use e2_proto::pb::{self, worker_service_client::WorkerServiceClient};
 use e2_shared::engine::Engine;
 use e2_shared::Puzzle;
 use e2_worker::WorkerConfig;

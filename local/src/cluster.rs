@@ -81,4 +81,3 @@ pub(crate) async fn start_loopback(
     .await?;
     Ok((running, stop))
 }
-

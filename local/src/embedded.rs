@@ -278,7 +278,7 @@ mod tests {
         let puzzle = ring();
         let expected = {
             let root = Vec::new();
-    let subtree = e2_shared::engine::Subtree::new(&puzzle, &root);
+            let subtree = e2_shared::engine::Subtree::new(&puzzle, &root);
             Engine::Backtrack
                 .count(&subtree, None, &Default::default(), |_| {})
                 .unwrap()
@@ -325,7 +325,7 @@ mod tests {
         let puzzle = e2_coordinator::puzzle_input::read(&text).unwrap();
         let expected = {
             let root = Vec::new();
-    let subtree = e2_shared::engine::Subtree::new(&puzzle, &root);
+            let subtree = e2_shared::engine::Subtree::new(&puzzle, &root);
             Engine::Dlx
                 .count(&subtree, None, &Default::default(), |_| {})
                 .unwrap()

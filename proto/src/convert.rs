@@ -197,15 +197,16 @@ pub enum TaskKind {
         split_seq: u32,
     },
     /// One round of best-score search.
-    Best { lease: BestLease, search: BestSearch },
+    Best {
+        lease: BestLease,
+        search: BestSearch,
+    },
 }
 
 /// Decodes an assignment; any field that does not decode is an error
 /// naming it (the worker then fails the task with that message).
 pub fn decode_assignment(a: &pb::Assignment) -> Result<Work, WireError> {
-    let lease = a
-        .lease
-        .ok_or_else(|| WireError::new("lease", "missing"))?;
+    let lease = a.lease.ok_or_else(|| WireError::new("lease", "missing"))?;
     let puzzle = puzzle_from_wire(
         a.puzzle
             .as_ref()

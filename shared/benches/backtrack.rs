@@ -178,7 +178,7 @@ fn main() {
             );
             println!(
                 "per node the backtracker is {:.0}x faster; in wall time {:.0}x \
-                 (the seed expects about 10x per node, with DLX winning part back by MRV)\n",
+                 (about 10x per node was expected, with DLX winning part back by MRV)\n",
                 (report.nodes as f64 / secs) / (dlx.nodes as f64 / dlx_secs),
                 dlx_secs / secs
             );

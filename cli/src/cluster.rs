@@ -44,6 +44,9 @@ pub struct Connection {
     /// Bearer token the coordinator was started with.
     #[arg(long, env = "E2_TOKEN", hide_env_values = true)]
     token: Option<String>,
+    /// Seconds to wait for the coordinator: to connect, and for each answer.
+    #[arg(long, env = "E2_TIMEOUT", value_name = "SECS", default_value_t = 30.0)]
+    timeout: f64,
 }
 
 impl Connection {
@@ -52,7 +55,18 @@ impl Connection {
     }
 
     async fn client(&self) -> Result<Client> {
-        Client::connect(&self.url(), self.token.as_deref()).await
+        if !(self.timeout.is_finite() && self.timeout > 0.0 && self.timeout <= 86_400.0) {
+            bail!(
+                "--timeout: {} is not a number of seconds in (0, 86400]",
+                self.timeout
+            );
+        }
+        let wait = Duration::from_secs_f64(self.timeout);
+        let timeouts = client::Timeouts {
+            connect: wait.min(Duration::from_secs(10)),
+            request: wait,
+        };
+        Client::connect_with(&self.url(), self.token.as_deref(), timeouts).await
     }
 }
 
@@ -209,6 +223,7 @@ fn init_logging(default: &str) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .try_init();
 }
 
@@ -303,7 +318,10 @@ async fn submit(a: SubmitArgs) -> Result<()> {
         .submit(&text, &options)
         .await
         .with_context(|| format!("{} was not submitted", a.puzzle.display()))?;
-    println!("{job}");
+    // The job exists now: if stdout is closed, say its id where it can be read.
+    if crate::out::try_line(&job.to_string()).is_err() {
+        eprintln!("job {job} submitted (standard output is closed, so its id is printed here)");
+    }
     Ok(())
 }
 
@@ -316,7 +334,7 @@ async fn status(a: StatusArgs) -> Result<()> {
             serde_json::Value::Array(c.list().await?.iter().map(client::status_json).collect())
         }
     };
-    println!("{}", serde_json::to_string_pretty(&value)?);
+    crate::outln!("{}", serde_json::to_string_pretty(&value)?);
     Ok(())
 }
 
@@ -331,7 +349,7 @@ async fn best(a: BestArgs) -> Result<()> {
         bail!("job {} has no board yet", a.job);
     }
     for doc in docs {
-        println!("{doc}");
+        crate::outln!("{doc}");
     }
     Ok(())
 }
@@ -344,15 +362,15 @@ async fn watch(a: JobArgs) -> Result<()> {
     while let Some(status) = stream.message().await? {
         let line = client::progress_line(&status);
         if tty {
-            print!("\r\x1b[2K{line}");
+            crate::out!("\r\x1b[2K{line}");
             std::io::stdout().flush()?;
         } else {
-            println!("{line}");
+            crate::outln!("{line}");
         }
         last = Some(status);
     }
     if tty {
-        println!();
+        crate::outln!();
     }
     match last {
         Some(s) if client::state_name(&s) == "failed" => {
@@ -364,7 +382,7 @@ async fn watch(a: JobArgs) -> Result<()> {
 
 async fn cancel(a: JobArgs) -> Result<()> {
     let status = a.connection.client().await?.cancel(a.job).await?;
-    println!(
+    crate::outln!(
         "{}",
         serde_json::to_string_pretty(&client::status_json(&status))?
     );

@@ -88,7 +88,7 @@ pub fn write_out(path: Option<&Path>, text: &str) -> Result<()> {
             std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))
         }
         _ => {
-            print!("{text}");
+            crate::out!("{text}");
             Ok(())
         }
     }

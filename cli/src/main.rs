@@ -8,6 +8,7 @@
 mod cluster;
 mod commands;
 mod input;
+mod out;
 mod signals;
 
 use clap::{Parser, Subcommand};

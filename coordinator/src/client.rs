@@ -63,19 +63,79 @@ fn rpc_error(s: tonic::Status) -> anyhow::Error {
     match s.code() {
         tonic::Code::Unavailable => anyhow!("coordinator unavailable: {}", s.message()),
         tonic::Code::Unauthenticated => anyhow!("refused by the coordinator: {}", s.message()),
+        tonic::Code::Cancelled | tonic::Code::DeadlineExceeded => {
+            anyhow!(
+                "the coordinator did not answer in time (--timeout): {}",
+                s.message()
+            )
+        }
         _ => anyhow!("{}", s.message()),
     }
 }
 
+/// How long a client waits: for the connection (TCP and the HTTP/2
+/// handshake), and for each answer. A coordinator that accepts and never
+/// answers is an error after these, never a hang.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    pub connect: Duration,
+    pub request: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            connect: Duration::from_secs(5),
+            request: Duration::from_secs(30),
+        }
+    }
+}
+
+/// Checks a coordinator URL before dialling it, so that a typo is named as
+/// one (`port 99999 is out of range`) rather than reported as a refused
+/// connection.
+pub fn check_url(url: &str) -> Result<()> {
+    let rest = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))
+        .ok_or_else(|| anyhow!("coordinator address \"{url}\": expected http://HOST:PORT"))?;
+    let authority = rest.split('/').next().unwrap_or_default();
+    let Some((host, port)) = authority.rsplit_once(':') else {
+        anyhow::bail!("coordinator address \"{url}\": no port (expected HOST:PORT)");
+    };
+    if host.is_empty() {
+        anyhow::bail!("coordinator address \"{url}\": no host");
+    }
+    match port.parse::<u32>() {
+        Ok(p) if (1..=65535).contains(&p) => Ok(()),
+        Ok(p) => anyhow::bail!("coordinator address \"{url}\": port {p} is out of range 1..=65535"),
+        Err(_) => anyhow::bail!("coordinator address \"{url}\": port \"{port}\" is not a number"),
+    }
+}
+
 impl Client {
-    /// Connects to `url` (`http://host:port`), failing if nobody answers.
+    /// Connects to `url` (`http://host:port`) with the default timeouts,
+    /// failing if nobody answers.
     pub async fn connect(url: &str, token: Option<&str>) -> Result<Self> {
-        let channel = Endpoint::from_shared(url.to_string())
+        Self::connect_with(url, token, Timeouts::default()).await
+    }
+
+    /// [`Client::connect`] with explicit timeouts.
+    pub async fn connect_with(url: &str, token: Option<&str>, timeouts: Timeouts) -> Result<Self> {
+        check_url(url)?;
+        let endpoint = Endpoint::from_shared(url.to_string())
             .with_context(|| format!("coordinator address \"{url}\""))?
-            .connect_timeout(Duration::from_secs(5))
-            .connect()
-            .await
-            .with_context(|| format!("cannot reach the coordinator at {url}"))?;
+            .connect_timeout(timeouts.connect)
+            .timeout(timeouts.request);
+        let channel = match tokio::time::timeout(timeouts.connect, endpoint.connect()).await {
+            Ok(connected) => {
+                connected.with_context(|| format!("cannot reach the coordinator at {url}"))?
+            }
+            Err(_) => anyhow::bail!(
+                "cannot reach the coordinator at {url}: no answer within {:.1} s (--timeout)",
+                timeouts.connect.as_secs_f64()
+            ),
+        };
         let token = BearerToken::new(token).map_err(rpc_error)?;
         let inner = ClientServiceClient::with_interceptor(channel, token)
             .max_decoding_message_size(e2_proto::MAX_MESSAGE_BYTES)

@@ -103,14 +103,14 @@ pub fn convert(args: ConvertArgs) -> Result<()> {
     match args.to {
         Some(format) => match conversion.get(format).text() {
             Ok(text) => {
-                println!("{}", text.trim_end_matches('\n'));
+                crate::outln!("{}", text.trim_end_matches('\n'));
                 Ok(())
             }
             Err(message) => bail!(message),
         },
         None => {
-            println!("input: {}", detected.kind);
-            print!("{}", conversion.report());
+            crate::outln!("input: {}", detected.kind);
+            crate::out!("{}", conversion.report());
             Ok(())
         }
     }
@@ -137,11 +137,11 @@ pub fn score(args: ScoreArgs) -> Result<()> {
             obj["clues_honoured"] = serde_json::json!(c.honoured);
             obj["clues_broken"] = serde_json::json!(c.broken);
         }
-        println!("{obj}");
+        crate::outln!("{obj}");
         return Ok(());
     }
-    println!("score: {} / {} (breaks {})", s.score, s.max, s.breaks);
-    println!(
+    crate::outln!("score: {} / {} (breaks {})", s.score, s.max, s.breaks);
+    crate::outln!(
         "filled: {} of {} cells",
         input.board.filled(),
         input.board.len()
@@ -149,12 +149,12 @@ pub fn score(args: ScoreArgs) -> Result<()> {
     match clues {
         Some(c) => {
             let total = c.honoured.len() + c.broken.len();
-            println!("clues: {} of {total} honoured", c.honoured.len());
+            crate::outln!("clues: {} of {total} honoured", c.honoured.len());
             for line in c.lines {
-                println!("  {line}");
+                crate::outln!("  {line}");
             }
         }
-        None => println!("clues: pass --puzzle to check the board against a puzzle's clues"),
+        None => crate::outln!("clues: pass --puzzle to check the board against a puzzle's clues"),
     }
     Ok(())
 }

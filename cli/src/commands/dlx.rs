@@ -52,6 +52,6 @@ pub fn run(args: DlxArgs) -> Result<()> {
     if let Some(first) = count.first {
         out["first"] = serde_json::json!(first);
     }
-    println!("{out}");
+    crate::outln!("{out}");
     Ok(())
 }

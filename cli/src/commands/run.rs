@@ -162,7 +162,7 @@ pub fn count(args: CountArgs) -> Result<()> {
         "job": outcome.job_id,
         "resumed": outcome.resumed,
     });
-    println!("{out}");
+    crate::outln!("{out}");
     if !outcome.finished {
         match &args.data {
             Some(dir) => eprintln!(
@@ -215,10 +215,10 @@ pub fn solve(args: SolveArgs) -> Result<()> {
     };
     if args.all {
         for doc in &outcome.boards {
-            println!("{}", doc.trim_end());
+            crate::outln!("{}", doc.trim_end());
         }
     } else {
-        println!("{}", best.trim_end());
+        crate::outln!("{}", best.trim_end());
     }
     eprintln!(
         "best score {} after {:.1} s{}",

@@ -119,7 +119,7 @@ pub struct WorkerArgs {
     #[arg(long, env = "E2_COORDINATOR")]
     coordinator: String,
     /// Engine threads (default: every core).
-    #[arg(long)]
+    #[arg(long, value_name = "N", value_parser = crate::commands::threads_arg)]
     threads: Option<usize>,
     #[arg(long, env = "E2_TOKEN", hide_env_values = true)]
     token: Option<String>,
@@ -286,8 +286,7 @@ async fn worker(a: WorkerArgs) -> Result<()> {
 }
 
 async fn submit(a: SubmitArgs) -> Result<()> {
-    let text = std::fs::read_to_string(&a.puzzle)
-        .with_context(|| format!("cannot read {}", a.puzzle.display()))?;
+    let text = crate::input::read_file(&a.puzzle, crate::input::MAX_INPUT_BYTES)?;
     let mut options = match a.mode {
         ModeArg::Count => SubmitOptions::count(a.engine),
         ModeArg::Best => SubmitOptions::best(a.engine),

@@ -7,9 +7,14 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 use e2_shared::dlx::{count_text, Limits};
+use e2_shared::search::{Control, RunEnd};
+
+/// `.dlx` files are larger than boards (Knuth's big problems run to a few
+/// MB); beyond this the node arrays alone would not be worth building.
+const MAX_DLX_BYTES: u64 = 64 * 1024 * 1024;
 
 #[derive(Debug, Args)]
 pub struct DlxArgs {
@@ -23,20 +28,39 @@ pub struct DlxArgs {
     #[arg(long, value_name = "N")]
     pub max_nodes: Option<u64>,
     /// Stop after this many solutions (1: find one; 2: uniqueness check).
+    /// Ctrl-C stops the count early and prints what was counted.
     #[arg(long, value_name = "N")]
     pub max_solutions: Option<u64>,
 }
 
 pub fn run(args: DlxArgs) -> Result<()> {
-    let text = std::fs::read_to_string(&args.file)
-        .with_context(|| format!("reading {}", args.file.display()))?;
+    if args.max_solutions == Some(0) {
+        bail!("--max-solutions 0: must be at least 1 (leave it out to count every solution)");
+    }
+    let text = crate::input::read_file(&args.file, MAX_DLX_BYTES)?;
+    // Ctrl-C or SIGTERM stops the engine at its next poll; the partial
+    // count is still printed.
+    let control = Control::new();
+    {
+        let control = std::sync::Arc::clone(&control);
+        std::thread::spawn(move || {
+            let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            runtime.block_on(crate::signals::terminated());
+            control.stop();
+        });
+    }
     let limits = Limits {
         max_nodes: args.max_nodes,
         max_solutions: args.max_solutions,
         ..Limits::none()
     };
     let started = Instant::now();
-    let count = count_text(&text, args.first, &limits, None)
+    let count = count_text(&text, args.first, &limits, Some(&control))
         .with_context(|| args.file.display().to_string())?;
     let seconds = started.elapsed().as_secs_f64();
     for warning in &count.warnings {
@@ -44,7 +68,7 @@ pub fn run(args: DlxArgs) -> Result<()> {
     }
     let mut out = serde_json::json!({
         "solutions": count.solutions,
-        "complete": matches!(count.end, e2_shared::search::RunEnd::Finished),
+        "complete": matches!(count.end, RunEnd::Finished),
         "nodes": count.nodes,
         "updates": count.updates,
         "seconds": (seconds * 1000.0).round() / 1000.0,
@@ -53,5 +77,9 @@ pub fn run(args: DlxArgs) -> Result<()> {
         out["first"] = serde_json::json!(first);
     }
     crate::outln!("{out}");
+    if count.end == RunEnd::Stopped {
+        eprintln!("interrupted: the count above is partial");
+        std::process::exit(130);
+    }
     Ok(())
 }

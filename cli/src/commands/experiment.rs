@@ -83,7 +83,7 @@ pub struct HintStudyArgs {
     #[arg(long)]
     pub embedded: bool,
     /// Embedded: engine threads (default: every core).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::commands::threads_arg)]
     pub threads: Option<usize>,
     /// Where runs.jsonl, report.md and chart.svg are written.
     #[arg(long, default_value = "study-out", value_name = "DIR")]

@@ -46,7 +46,7 @@ pub struct CountArgs {
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
     /// Engine threads (default: every core).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::commands::threads_arg)]
     pub threads: Option<usize>,
 }
 
@@ -82,7 +82,7 @@ pub struct SolveArgs {
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
     /// Engine threads (default: every core).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::commands::threads_arg)]
     pub threads: Option<usize>,
 }
 

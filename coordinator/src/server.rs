@@ -147,7 +147,7 @@ pub async fn start_on(
         Ok::<_, StoreError>((store, loaded))
     })
     .await
-    .expect("store opening does not panic")?;
+    .map_err(|e| StoreError::Sled(format!("opening the store: {e}")))??;
     tracing::info!(
         jobs = loaded.jobs.len(),
         tasks = loaded.tasks.len(),
@@ -235,7 +235,11 @@ pub async fn start_on(
             for listener in ops {
                 let _ = listener.await;
             }
-            let flushed = shared.store().flush().await;
+            let store = shared.store().clone();
+            let flushed = match tokio::task::spawn_blocking(move || store.close()).await {
+                Ok(closed) => closed,
+                Err(e) => Err(StoreError::Sled(format!("closing the store: {e}"))),
+            };
             tracing::info!("coordinator stopped");
             served?;
             flushed?;

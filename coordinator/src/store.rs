@@ -4,7 +4,18 @@
 //! - `tasks`: [`TaskRecord`] by job id ++ task id (the task ledger, with
 //!   each count task's checkpoint);
 //! - `best`: BoardDoc JSON by job id ++ score descending ++ board hash;
-//! - `meta`: the incarnation counter.
+//! - `meta`: the incarnation counter and the flush generation.
+//!
+//! Damage is refused, never papered over. sled recovers a damaged log to
+//! a consistent *prefix*, which is right for a torn last write and wrong
+//! for a file cut in half or overwritten: the store would open without a
+//! word, holding an older state, and a count would silently start again.
+//! So each flush bumps a generation counter inside sled, and a small
+//! *witness* file beside it (`e2-witness.json`, written by rename at most
+//! once a second, at start and at shutdown) records the last generation
+//! flushed. A store whose generation is below its witness's lost changes
+//! it had acknowledged, and opening it is an error naming the directory
+//! and what to do; so is a store sled cannot read, or that makes it panic.
 //!
 //! Every change is a [`Writes`] batch applied in one multi-tree sled
 //! transaction, so a task's completion and the job total it adds to are
@@ -20,9 +31,11 @@
 //! and flushes are coalesced: a commit is acknowledged once a flush that
 //! started after it has finished, so concurrent completions share one sync.
 
-use std::path::Path;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use crate::records::{
     best_key, job_key, parse_best_key, task_key, BestEntry, JobId, JobRecord, TaskRecord,
@@ -31,10 +44,53 @@ use sled::transaction::{ConflictableTransactionError, TransactionError, Transact
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    #[error(
+        "data directory {dir}: in use by another e2 process (a coordinator or an e2 count); \
+         stop it first, or use another directory"
+    )]
+    InUse { dir: PathBuf },
+    #[error(
+        "data directory {dir} is damaged ({reason}); nothing was changed: restore it from a \
+         backup, or move it aside to start afresh"
+    )]
+    Damaged { dir: PathBuf, reason: String },
     #[error("data directory: {0}")]
-    Sled(#[from] sled::Error),
+    Sled(String),
     #[error("data directory: record {key}: {reason}")]
     Corrupt { key: String, reason: String },
+}
+
+impl From<sled::Error> for StoreError {
+    fn from(e: sled::Error) -> Self {
+        StoreError::Sled(e.to_string())
+    }
+}
+
+/// The witness file's name, beside sled's own files.
+pub const WITNESS: &str = "e2-witness.json";
+/// How often a flush also rewrites the witness.
+const WITNESS_EVERY: Duration = Duration::from_secs(1);
+
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+struct Witness {
+    /// The last flush generation known to be on disk.
+    generation: u64,
+}
+
+/// Runs `f`, turning a panic inside sled into an error (with the panic
+/// message, and without the default hook printing it as a crash).
+fn without_panics<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let out = catch_unwind(AssertUnwindSafe(f));
+    std::panic::set_hook(hook);
+    out.map_err(|panic| {
+        panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "sled panicked".to_string())
+    })
 }
 
 /// A batch of upserts and removals, applied all or nothing.
@@ -89,30 +145,127 @@ pub struct Store {
     tasks: sled::Tree,
     best: sled::Tree,
     meta: sled::Tree,
+    dir: PathBuf,
+    /// The flush generation last written into `meta`.
+    generation: Arc<AtomicU64>,
+    /// When the witness was last written.
+    witnessed: Arc<Mutex<Option<Instant>>>,
 }
 
 const INCARNATION: &[u8] = b"incarnation";
+const GENERATION: &[u8] = b"generation";
 
 impl Store {
+    /// Opens (or creates) the store in `dir`. A directory another process
+    /// holds, or that sled cannot read, is an error saying so.
     pub fn open(dir: &Path) -> Result<Self, StoreError> {
-        let db = sled::Config::new().path(dir).open()?;
+        let damaged = |reason: String| StoreError::Damaged {
+            dir: dir.to_path_buf(),
+            reason,
+        };
+        let opened = without_panics(|| -> Result<_, sled::Error> {
+            let db = sled::Config::new().path(dir).open()?;
+            let trees = (
+                db.open_tree("jobs")?,
+                db.open_tree("tasks")?,
+                db.open_tree("best")?,
+                db.open_tree("meta")?,
+            );
+            Ok((db, trees))
+        })
+        .map_err(|panic| damaged(format!("sled cannot open it: {panic}")))?;
+        let (db, (jobs, tasks, best, meta)) = match opened {
+            Ok(o) => o,
+            // sled words its file-lock failure as an I/O error of its own.
+            Err(sled::Error::Io(e))
+                if e.kind() == std::io::ErrorKind::WouldBlock
+                    || e.to_string().contains("could not acquire lock") =>
+            {
+                return Err(StoreError::InUse {
+                    dir: dir.to_path_buf(),
+                })
+            }
+            Err(sled::Error::Corruption { .. }) => {
+                return Err(damaged("sled found corrupted data in its log".into()))
+            }
+            Err(e) => return Err(StoreError::Sled(format!("{}: {e}", dir.display()))),
+        };
         Ok(Store {
             gate: Arc::default(),
             committed: Arc::default(),
             flushed: Arc::default(),
             flushing: Arc::default(),
-            jobs: db.open_tree("jobs")?,
-            tasks: db.open_tree("tasks")?,
-            best: db.open_tree("best")?,
-            meta: db.open_tree("meta")?,
+            jobs,
+            tasks,
+            best,
+            meta,
             db,
+            dir: dir.to_path_buf(),
+            generation: Arc::default(),
+            witnessed: Arc::default(),
         })
+    }
+
+    fn damaged(&self, reason: impl Into<String>) -> StoreError {
+        StoreError::Damaged {
+            dir: self.dir.clone(),
+            reason: reason.into(),
+        }
+    }
+
+    /// The generation the witness file records (0 when there is none yet:
+    /// a new directory, or one written before witnesses existed).
+    fn witnessed_generation(&self) -> Result<u64, StoreError> {
+        match std::fs::read(self.dir.join(WITNESS)) {
+            Ok(bytes) => serde_json::from_slice::<Witness>(&bytes)
+                .map(|w| w.generation)
+                .map_err(|e| self.damaged(format!("{WITNESS} does not read: {e}"))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(0),
+            Err(e) => Err(StoreError::Sled(format!("{}: {e}", self.dir.display()))),
+        }
+    }
+
+    /// Rewrites the witness (by rename, so it is never half written).
+    fn write_witness(&self, generation: u64) -> Result<(), StoreError> {
+        let tmp = self.dir.join(format!("{WITNESS}.tmp"));
+        let text = serde_json::to_vec(&Witness { generation }).expect("witness serialises");
+        std::fs::write(&tmp, text)
+            .and_then(|()| std::fs::rename(&tmp, self.dir.join(WITNESS)))
+            .map_err(|e| StoreError::Sled(format!("{}: {WITNESS}: {e}", self.dir.display())))?;
+        *self.witnessed.lock().expect("witness lock") = Some(Instant::now());
+        Ok(())
     }
 
     /// Reads everything and starts a new incarnation (flushed before
     /// returning), so lease epochs issued from now on are above any issued
     /// before the restart.
     pub fn load(&self) -> Result<Loaded, StoreError> {
+        match without_panics(|| self.load_checked()) {
+            Ok(Ok(loaded)) => Ok(loaded),
+            Ok(Err(StoreError::Corrupt { key, reason })) => {
+                Err(self.damaged(format!("record {key} does not read: {reason}")))
+            }
+            Ok(Err(StoreError::Sled(e))) => Err(self.damaged(format!("sled cannot read it: {e}"))),
+            Ok(Err(e)) => Err(e),
+            Err(panic) => Err(self.damaged(format!("sled cannot read it: {panic}"))),
+        }
+    }
+
+    fn load_checked(&self) -> Result<Loaded, StoreError> {
+        let on_disk = self
+            .meta
+            .get(GENERATION)?
+            .map(|v| decode::<u64>(GENERATION, &v))
+            .transpose()?
+            .unwrap_or(0);
+        let witnessed = self.witnessed_generation()?;
+        if on_disk < witnessed {
+            return Err(self.damaged(format!(
+                "it holds fewer changes than it had acknowledged: flush generation {on_disk} \
+                 on disk, {witnessed} recorded in {WITNESS}; its log was cut short or overwritten"
+            )));
+        }
+        self.generation.store(on_disk, Ordering::Release);
         let incarnation = self
             .meta
             .get(INCARNATION)?
@@ -124,7 +277,7 @@ impl Store {
             INCARNATION,
             serde_json::to_vec(&incarnation).expect("u64 serialises"),
         )?;
-        self.db.flush()?;
+        self.flush_generation(true)?;
         let mut loaded = Loaded {
             incarnation,
             ..Loaded::default()
@@ -212,7 +365,7 @@ impl Store {
                 Ok::<(), ConflictableTransactionError<()>>(())
             })
             .map_err(|e| match e {
-                TransactionError::Storage(e) => StoreError::Sled(e),
+                TransactionError::Storage(e) => StoreError::from(e),
                 TransactionError::Abort(()) => unreachable!("the transaction never aborts"),
             })?;
         Ok(self.committed.fetch_add(1, Ordering::AcqRel) + 1)
@@ -243,7 +396,37 @@ impl Store {
     pub fn flush_blocking(&self) -> Result<(), StoreError> {
         let _gate = self.gate.lock().expect("store gate");
         let upto = self.committed.load(Ordering::Acquire);
+        self.flush_generation(false)?;
+        self.flushed.fetch_max(upto, Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// Flushes with the next generation, then (at most once a second, or
+    /// when `witness_now`) records that generation in the witness file.
+    /// Called with the gate held, or before anyone commits.
+    fn flush_generation(&self, witness_now: bool) -> Result<(), StoreError> {
+        let generation = self.generation.fetch_add(1, Ordering::AcqRel) + 1;
+        self.meta.insert(
+            GENERATION,
+            serde_json::to_vec(&generation).expect("u64 serialises"),
+        )?;
         self.db.flush()?;
+        let due = self
+            .witnessed
+            .lock()
+            .expect("witness lock")
+            .is_none_or(|t| t.elapsed() >= WITNESS_EVERY);
+        if witness_now || due {
+            self.write_witness(generation)?;
+        }
+        Ok(())
+    }
+
+    /// The last flush of a clean stop: everything on disk, witness included.
+    pub fn close(&self) -> Result<(), StoreError> {
+        let _gate = self.gate.lock().expect("store gate");
+        let upto = self.committed.load(Ordering::Acquire);
+        self.flush_generation(true)?;
         self.flushed.fetch_max(upto, Ordering::AcqRel);
         Ok(())
     }
@@ -350,5 +533,84 @@ mod tests {
         w.best_remove.push((7, 4, 9));
         store.commit(&w).unwrap();
         assert!(store.load().unwrap().best.is_empty());
+    }
+
+    /// A store with `jobs` jobs, each its own flushed commit, closed cleanly.
+    fn filled(dir: &Path, jobs: u64) {
+        let store = Store::open(dir).unwrap();
+        store.load().unwrap();
+        for id in 0..jobs {
+            let mut w = Writes::default();
+            w.jobs.push(job(id));
+            for t in 0..20 {
+                w.tasks.push(TaskRecord::new(id, t, None, vec![]));
+            }
+            store.commit(&w).unwrap();
+            store.flush_blocking().unwrap();
+        }
+        store.close().unwrap();
+    }
+
+    fn one_line(e: &StoreError, dir: &Path) -> String {
+        let text = e.to_string();
+        assert!(!text.contains('\n'), "{text}");
+        assert!(text.contains(&dir.display().to_string()), "{text}");
+        text
+    }
+
+    #[test]
+    fn a_store_cut_short_is_refused_not_reopened_older() {
+        let dir = tempfile::tempdir().unwrap();
+        filled(dir.path(), 40);
+        let db = dir.path().join("db");
+        let len = std::fs::metadata(&db).unwrap().len();
+        let file = std::fs::OpenOptions::new().write(true).open(&db).unwrap();
+        file.set_len(len / 2).unwrap();
+        drop(file);
+        let err = match Store::open(dir.path()).and_then(|s| s.load()) {
+            Ok(loaded) => panic!("opened a store cut in half: {} jobs", loaded.jobs.len()),
+            Err(e) => e,
+        };
+        let text = one_line(&err, dir.path());
+        assert!(matches!(err, StoreError::Damaged { .. }), "{text}");
+        assert!(text.contains("move it aside"), "{text}");
+    }
+
+    #[test]
+    fn a_store_with_flipped_bytes_is_refused_or_reads_whole() {
+        for at in [1, 3, 5, 7] {
+            let dir = tempfile::tempdir().unwrap();
+            filled(dir.path(), 40);
+            let db = dir.path().join("db");
+            let mut bytes = std::fs::read(&db).unwrap();
+            let from = bytes.len() * at / 8;
+            for b in &mut bytes[from..from + 64] {
+                *b ^= 0xa5;
+            }
+            std::fs::write(&db, bytes).unwrap();
+            match Store::open(dir.path()).and_then(|s| s.load()) {
+                Ok(loaded) => {
+                    // Only bytes nothing live depended on were hit.
+                    assert_eq!(loaded.jobs.len(), 40, "flip at {at}/8 lost jobs silently");
+                    assert_eq!(loaded.tasks.len(), 40 * 20, "flip at {at}/8 lost tasks");
+                }
+                Err(e) => {
+                    let text = one_line(&e, dir.path());
+                    assert!(matches!(e, StoreError::Damaged { .. }), "{text}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_store_in_use_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let _first = Store::open(dir.path()).unwrap();
+        let err = match Store::open(dir.path()) {
+            Ok(_) => panic!("two stores opened one directory"),
+            Err(e) => e,
+        };
+        let text = one_line(&err, dir.path());
+        assert!(matches!(err, StoreError::InUse { .. }), "{text}");
     }
 }

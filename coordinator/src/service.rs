@@ -155,6 +155,10 @@ impl WorkerService for Workers {
 
 pub struct Clients(pub Arc<Shared>);
 
+/// The longest time limit a best job keeps (a century); larger ones are
+/// taken as this, so deadline arithmetic never wraps.
+pub const MAX_TIME_LIMIT_SECS: u64 = 100 * 365 * 24 * 3600;
+
 /// Validates and plans a submission, then creates the job.
 pub async fn submit(shared: &Shared, req: pb::SubmitRequest) -> Result<JobId, Status> {
     let puzzle = puzzle_input::read(&req.puzzle_json)
@@ -189,7 +193,9 @@ pub async fn submit(shared: &Shared, req: pb::SubmitRequest) -> Result<JobId, St
         mode,
         engine,
         prefixes: Vec::new(),
-        time_limit: (req.time_limit_secs > 0).then(|| Duration::from_secs(req.time_limit_secs)),
+        // Saturating: a limit beyond a century is no limit worth counting to.
+        time_limit: (req.time_limit_secs > 0)
+            .then(|| Duration::from_secs(req.time_limit_secs.min(MAX_TIME_LIMIT_SECS))),
         target_score: req.target_score,
         top_k: (req.top_k > 0).then_some(req.top_k),
         search,

@@ -8,6 +8,7 @@
 
 pub mod auth;
 pub mod convert;
+pub mod tls;
 
 /// The generated messages, clients and servers of `proto/e2.proto`.
 pub mod pb {

@@ -12,6 +12,7 @@
 //! exponential backoff; on shutdown (SIGTERM, Ctrl-C: the caller cancels the
 //! token) every running task is stopped and handed back with its checkpoint.
 
+mod machine;
 mod session;
 mod task;
 

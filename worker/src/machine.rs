@@ -13,7 +13,8 @@
 //!
 //! Built this way, every rule can be tested by feeding events at chosen
 //! instants and looking at the actions, without sleeping, threads or a
-//! coordinator: the tests in `machine/tests.rs` do exactly that.
+//! coordinator: the tests in `machine/tests.rs` (and `machine/tests/`) do
+//! exactly that.
 //!
 //! The rules, in short:
 //!

@@ -11,7 +11,12 @@
 //! While the coordinator is unreachable every call is retried with
 //! exponential backoff; on shutdown (SIGTERM, Ctrl-C: the caller cancels the
 //! token) every running task is stopped and handed back with its checkpoint.
+//!
+//! Each task's protocol (heartbeats, slices, splits, release, completion)
+//! is a pure state machine in `machine`, tested on a logical clock; `task`
+//! drives it with the real clock, engine threads and RPCs.
 
+mod machine;
 mod session;
 mod task;
 

@@ -1,29 +1,41 @@
 //! One slot: lease a task, run it, report it, repeat.
 //!
-//! The engine runs on a blocking thread; this async side watches it. Every
-//! tick it may send a heartbeat (keeping the lease), stop the engine for a
-//! checkpoint, pass on a split request, or stop it for good (lease lost,
-//! shutdown). A count task therefore runs as a series of *slices*, each
-//! ending in a checkpoint the coordinator stores, so a lost worker costs at
-//! most one checkpoint interval.
+//! What to say to the coordinator and when is decided by the pure
+//! [`TaskMachine`] (see `machine.rs`); this file is its driver. It owns the
+//! real clock, the engine thread (`spawn_blocking` through the engine
+//! contract) and the RPCs, feeds the machine what happens, and carries out
+//! the actions it returns. It decides nothing about the protocol itself.
 //!
-//! Reports that change what the coordinator must count (a split, a
-//! completion) are retried until answered: a split is only safe once the
-//! coordinator holds both the donated prefixes and the checkpoint that
-//! excludes them, and it acknowledges only after writing both to disk.
+//! A wake-up (a tick, shutdown, or the answer to the call in flight) feeds
+//! the machine, in this order: the answer, the shutdown, the boards found,
+//! the engine's end, and a tick. Boards are collected only after checking
+//! whether the engine has ended, so none found in its last moments is left
+//! behind; the tick comes last so that everything it decides on is known.
+//!
+//! At most one call is in flight at a time, as the machine never asks for
+//! another before the first is answered or abandoned. Reports that must
+//! arrive go through [`Session::call`], which retries until answered; the
+//! machine says when to stop waiting ([`Action::AbandonCall`]), and the
+//! driver then drops the call.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use e2_proto::pb::{
-    self, Assignment, CompleteRequest, FoundBoard, HeartbeatRequest, LeaseRequest, Split,
+    self, Assignment, CompleteReply, CompleteRequest, FoundBoard, HeartbeatReply, HeartbeatRequest,
+    LeaseRequest,
 };
 use e2_proto::TaskKind;
 use e2_shared::engine::{BestLease, BestSearch, Engine, Limits, Subtree};
-use e2_shared::search::{Checkpoint, Control, Prefix, RunEnd};
+use e2_shared::search::{Checkpoint, Control, Prefix};
 use e2_shared::Puzzle;
 use tokio_util::sync::CancellationToken;
 
+use crate::machine::{
+    self, Action, Answer, Completion, EngineRun, Event, Outcome, Report, TaskMachine,
+};
 use crate::session::{CallError, Session};
 use crate::{WorkerError, WorkerSummary};
 
@@ -31,7 +43,7 @@ use crate::{WorkerError, WorkerSummary};
 const RELEASE_GRACE: Duration = Duration::from_secs(10);
 /// How long a stopping worker waits for the answer to a lease request.
 const LEASE_GRACE: Duration = Duration::from_secs(2);
-/// How often the watcher looks at the engine and the clock.
+/// How often the driver looks at the engine and the clock.
 const TICK: Duration = Duration::from_millis(20);
 /// After asking the engine to split, let it reach a poll before stopping
 /// the slice so the donation is reported promptly.
@@ -94,24 +106,24 @@ pub async fn slot_loop(
     Ok(summary)
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Outcome {
-    Completed,
-    Released,
-    Abandoned,
+/// The machine's intervals: the coordinator's, and the worker's own.
+fn timings(session: &Session) -> machine::Timings {
+    let t = session.timings();
+    machine::Timings {
+        heartbeat: t.heartbeat,
+        checkpoint: t.checkpoint,
+        split_settle: SPLIT_SETTLE,
+        release_grace: RELEASE_GRACE,
+    }
 }
 
-/// Everything a task needs, decoded once.
-struct Task {
-    lease: pb::Lease,
+/// What the engine thread needs, decoded once.
+struct Job {
     engine: Engine,
     puzzle: Arc<Puzzle>,
     prefix: Arc<Prefix>,
-    checkpoint: Option<Checkpoint>,
-    split_seq: u32,
     /// Best tasks: this round's seed and budget, and the job's settings.
-    best: BestLease,
-    search: BestSearch,
+    best: Option<(BestLease, BestSearch)>,
 }
 
 async fn run_assignment(
@@ -120,432 +132,364 @@ async fn run_assignment(
     a: Assignment,
 ) -> Result<Outcome, WorkerError> {
     let lease = a.lease.unwrap_or_default();
-    let work = match e2_proto::decode_assignment(&a) {
-        Ok(w) => w,
-        Err(error) => return fail(session, shutdown, lease, error.to_string()).await,
-    };
-    let mut task = Task {
-        lease,
-        engine: work.engine,
-        puzzle: Arc::new(work.puzzle),
-        prefix: Arc::new(work.prefix),
-        checkpoint: None,
-        split_seq: 0,
-        best: BestLease { seed: 0, budget: 0 },
-        search: BestSearch::default(),
-    };
-    match work.kind {
-        TaskKind::Best { lease, search } => {
-            task.best = lease;
-            task.search = search;
-            run_best(session, shutdown, task).await
-        }
-        TaskKind::Count {
-            checkpoint,
-            split_seq,
-        } => {
-            task.checkpoint = checkpoint;
-            task.split_seq = split_seq;
-            run_count(session, shutdown, task).await
-        }
-    }
-}
-
-/// Why the watcher stopped the engine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum StopReason {
-    /// Time for a checkpoint, or to report a split.
-    Slice,
-    /// The lease is gone: drop the work.
-    LeaseLost,
-    /// The worker is stopping: hand the task back.
-    Shutdown,
-}
-
-async fn run_count(
-    session: &Session,
-    shutdown: &CancellationToken,
-    mut task: Task,
-) -> Result<Outcome, WorkerError> {
-    loop {
-        let control = Control::new();
-        let engine_run = {
-            let (puzzle, prefix, checkpoint, control, engine) = (
-                Arc::clone(&task.puzzle),
-                Arc::clone(&task.prefix),
-                task.checkpoint.clone(),
-                Arc::clone(&control),
-                task.engine,
-            );
-            tokio::task::spawn_blocking(move || {
-                let limits = Limits::none().with_control(&control);
-                engine.count(
-                    &Subtree::new(&puzzle, &prefix),
-                    checkpoint.as_ref(),
-                    &limits,
-                    |_| {},
-                )
-            })
-        };
-        let progress = Progress {
-            nodes: task.checkpoint.as_ref().map_or(0, |c| c.nodes),
-            solutions: task.checkpoint.as_ref().map_or(0, |c| c.solutions),
-        };
-        let stop = watch(
-            session,
-            shutdown,
-            &task,
-            &control,
-            &engine_run.abort_handle(),
-            progress,
-            None,
-            true,
-        )
-        .await;
-        let run = match engine_result(engine_run.await) {
-            Ok(run) => run,
-            Err(error) => return fail(session, shutdown, task.lease, error).await,
-        };
-        let donated = control.take_donated();
-        let split = (!donated.is_empty()).then(|| {
-            task.split_seq += 1;
-            Split {
-                seq: task.split_seq,
-                prefixes: donated.iter().map(e2_proto::encode_prefix).collect(),
-            }
-        });
-        if run.end == RunEnd::Finished {
-            return complete(
-                session,
-                shutdown,
-                &task,
-                run.solutions,
-                run.nodes,
-                split,
-                Vec::new(),
-            )
-            .await;
-        }
-        let checkpoint = run.checkpoint.clone();
-        if stop == Some(StopReason::LeaseLost) {
-            return Ok(Outcome::Abandoned);
-        }
-        let release = stop == Some(StopReason::Shutdown) || shutdown.is_cancelled();
-        let request = HeartbeatRequest {
-            worker_id: String::new(),
-            lease: Some(task.lease),
-            nodes: run.nodes,
-            solutions: run.solutions,
-            checkpoint: e2_proto::encode_checkpoint(checkpoint.as_ref()),
-            split,
-            boards: Vec::new(),
-            release,
-        };
-        let reply = report(session, shutdown, release, request).await?;
-        if release {
-            return Ok(if reply.is_some() {
-                Outcome::Released
-            } else {
-                Outcome::Abandoned
-            });
-        }
-        match reply {
-            Some(r) if r.keep_going => {
-                task.lease.deadline_unix_ms = r.deadline_unix_ms;
-                task.checkpoint = checkpoint;
-            }
-            _ => return Ok(Outcome::Abandoned),
-        }
-    }
-}
-
-async fn run_best(
-    session: &Session,
-    shutdown: &CancellationToken,
-    task: Task,
-) -> Result<Outcome, WorkerError> {
-    let control = Control::new();
-    let found: Arc<Mutex<Vec<FoundBoard>>> = Arc::default();
-    let engine_run = {
-        let (puzzle, prefix, control, found, engine) = (
-            Arc::clone(&task.puzzle),
-            Arc::clone(&task.prefix),
-            Arc::clone(&control),
-            Arc::clone(&found),
-            task.engine,
-        );
-        let (lease, search) = (task.best, task.search);
-        tokio::task::spawn_blocking(move || {
-            let mut on_improved = |board: &e2_shared::Board| {
-                if let Some(codes) = board.codes() {
-                    let claimed_score = e2_shared::score::score(board);
-                    found.lock().expect("found lock").push(FoundBoard {
-                        codes,
-                        claimed_score,
-                    });
+    let timings = timings(session);
+    let (machine, job) = match e2_proto::decode_assignment(&a) {
+        Ok(work) => {
+            let mut job = Job {
+                engine: work.engine,
+                puzzle: Arc::new(work.puzzle),
+                prefix: Arc::new(work.prefix),
+                best: None,
+            };
+            let machine = match work.kind {
+                TaskKind::Count {
+                    checkpoint,
+                    split_seq,
+                } => TaskMachine::count(timings, checkpoint, split_seq),
+                TaskKind::Best { lease, search } => {
+                    job.best = Some((lease, search));
+                    TaskMachine::best(timings)
                 }
             };
-            engine.best(
-                &Subtree::new(&puzzle, &prefix),
-                &search,
-                lease,
-                Some(&control),
-                &mut on_improved,
-            )
-        })
+            (machine, Some(job))
+        }
+        Err(error) => (TaskMachine::failing(timings, error.to_string()), None),
     };
-    let stop = watch(
+    let driver = Driver {
         session,
         shutdown,
-        &task,
-        &control,
-        &engine_run.abort_handle(),
-        Progress::default(),
-        Some(&found),
-        false,
-    )
-    .await;
-    let run = match engine_result(engine_run.await) {
-        Ok(run) => run,
-        Err(error) => return fail(session, shutdown, task.lease, error).await,
+        lease,
+        job,
+        engine: None,
+        found: Arc::default(),
+        call: None,
+        shutdown_seen: false,
     };
-    let boards = std::mem::take(&mut *found.lock().expect("found lock"));
-    match stop {
-        Some(StopReason::LeaseLost) => Ok(Outcome::Abandoned),
-        Some(StopReason::Shutdown) => {
-            let request = HeartbeatRequest {
-                lease: Some(task.lease),
-                nodes: run.nodes,
-                boards,
-                release: true,
-                ..Default::default()
+    driver.run(machine).await
+}
+
+/// A call in flight and what it resolves to.
+type CallFuture<'a> = Pin<Box<dyn Future<Output = Called> + Send + 'a>>;
+
+/// How a call ended.
+enum Called {
+    /// A keep-alive: one attempt.
+    KeepAlive(Result<HeartbeatReply, tonic::Status>),
+    /// A report that must arrive.
+    Heartbeat(Result<HeartbeatReply, CallError>),
+    /// A completion or failure.
+    Complete(Result<CompleteReply, CallError>),
+}
+
+/// The engine thread of the current slice.
+struct EngineThread {
+    control: Arc<Control>,
+    handle: tokio::task::JoinHandle<Result<EngineRun, String>>,
+}
+
+/// Carries out a [`TaskMachine`]'s actions for one task.
+struct Driver<'a> {
+    session: &'a Session,
+    shutdown: &'a CancellationToken,
+    lease: pb::Lease,
+    /// `None` when the assignment did not decode.
+    job: Option<Job>,
+    engine: Option<EngineThread>,
+    /// Boards a best engine found, not yet handed to the machine.
+    found: Arc<Mutex<Vec<FoundBoard>>>,
+    call: Option<CallFuture<'a>>,
+    /// The machine has been told about the shutdown.
+    shutdown_seen: bool,
+}
+
+impl<'a> Driver<'a> {
+    async fn run(mut self, mut machine: TaskMachine) -> Result<Outcome, WorkerError> {
+        let epoch = Instant::now();
+        let mut ticker = tokio::time::interval(TICK);
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut actions = machine.start(Duration::ZERO);
+        loop {
+            for action in std::mem::take(&mut actions) {
+                if let Some(outcome) = self.perform(action) {
+                    debug_assert_eq!(machine.outcome(), Some(outcome));
+                    return Ok(outcome);
+                }
+            }
+            let called = {
+                let (call, shutdown) = (&mut self.call, self.shutdown);
+                tokio::select! {
+                    _ = ticker.tick() => None,
+                    _ = shutdown.cancelled(), if !self.shutdown_seen => None,
+                    called = in_flight(call) => Some(called),
+                }
             };
-            let reply = report(session, shutdown, true, request).await?;
-            Ok(if reply.is_some() {
-                Outcome::Released
-            } else {
-                Outcome::Abandoned
-            })
-        }
-        Some(StopReason::Slice) | None => {
-            complete(session, shutdown, &task, 0, run.nodes, None, boards).await
+            let now = epoch.elapsed();
+            machine.retime(timings(self.session));
+            if let Some(called) = called {
+                self.call = None;
+                let answer = self.answer(called)?;
+                actions.extend(machine.on(now, Event::Answer(answer)));
+            }
+            if !self.shutdown_seen && self.shutdown.is_cancelled() {
+                self.shutdown_seen = true;
+                actions.extend(machine.on(now, Event::Shutdown));
+            }
+            let ended = self.engine.as_ref().is_some_and(|e| e.handle.is_finished());
+            let boards = std::mem::take(&mut *self.found.lock().expect("found lock"));
+            if !boards.is_empty() {
+                actions.extend(machine.on(now, Event::Found(boards)));
+            }
+            if ended {
+                let thread = self.engine.take().expect("an engine that ended");
+                let run = match thread.handle.await {
+                    Ok(run) => run,
+                    Err(join) => Err(format!("engine thread died: {join}")),
+                };
+                actions.extend(machine.on(now, Event::EngineEnded(run)));
+            }
+            actions.extend(machine.on(now, Event::Tick));
         }
     }
-}
 
-#[derive(Debug, Clone, Copy, Default)]
-struct Progress {
-    nodes: u64,
-    solutions: u64,
-}
+    /// Does one action; `Some` once the task is over.
+    fn perform(&mut self, action: Action) -> Option<Outcome> {
+        match action {
+            Action::StartEngine { resume } => self.start_engine(resume),
+            Action::RequestSplit => {
+                if let Some(e) = &self.engine {
+                    e.control.request_split();
+                }
+            }
+            Action::StopEngine(reason) => {
+                tracing::debug!(?reason, "stopping the engine");
+                if let Some(e) = &self.engine {
+                    e.control.stop();
+                }
+            }
+            Action::KeepAlive {
+                nodes,
+                solutions,
+                boards,
+            } => {
+                let request = HeartbeatRequest {
+                    worker_id: self.session.worker_id(),
+                    lease: Some(self.lease),
+                    nodes,
+                    solutions,
+                    boards,
+                    ..Default::default()
+                };
+                // A keep-alive is not worth blocking on: one attempt, and
+                // if the coordinator is away the next interval tries again.
+                let mut client = self.session.client();
+                self.call = Some(Box::pin(async move {
+                    Called::KeepAlive(client.heartbeat(request).await.map(|r| r.into_inner()))
+                }));
+            }
+            Action::Report(report) => self.call = Some(self.report(report)),
+            Action::Complete(completion) => {
+                let request = self.completion(completion);
+                self.call = Some(self.complete(request));
+            }
+            Action::Fail { error } => {
+                tracing::error!(
+                    job = self.lease.job_id,
+                    task = self.lease.task_id,
+                    "task failed: {error}"
+                );
+                let request = CompleteRequest {
+                    lease: Some(self.lease),
+                    error,
+                    ..Default::default()
+                };
+                self.call = Some(self.complete(request));
+            }
+            Action::ExtendLease { deadline_unix_ms } => {
+                self.lease.deadline_unix_ms = deadline_unix_ms;
+            }
+            Action::AbandonCall => self.call = None,
+            Action::Done(outcome) => return Some(outcome),
+        }
+        None
+    }
 
-/// Watches a running engine until it returns. Sends keep-alive heartbeats
-/// (with any boards found), stops the engine for a checkpoint when one is
-/// due (`slices`), passes on split requests, and stops it for good when the
-/// lease is lost or the worker shuts down. Returns why it stopped the
-/// engine, if it did.
-#[allow(clippy::too_many_arguments)]
-async fn watch(
-    session: &Session,
-    shutdown: &CancellationToken,
-    task: &Task,
-    control: &Control,
-    engine: &tokio::task::AbortHandle,
-    progress: Progress,
-    found: Option<&Mutex<Vec<FoundBoard>>>,
-    slices: bool,
-) -> Option<StopReason> {
-    let timings = session.timings();
-    let started = Instant::now();
-    let mut last_heartbeat = Instant::now();
-    let mut split_asked: Option<Instant> = None;
-    let mut stopped: Option<StopReason> = None;
-    let mut ticker = tokio::time::interval(TICK);
-    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            _ = ticker.tick() => {}
-            _ = shutdown.cancelled(), if stopped.is_none() => {}
-        }
-        if engine.is_finished() {
-            return stopped;
-        }
-        if stopped.is_some() {
-            continue;
-        }
-        if shutdown.is_cancelled() {
-            control.stop();
-            stopped = Some(StopReason::Shutdown);
-            continue;
-        }
-        let slice_over = slices
-            && (started.elapsed() >= timings.checkpoint
-                || split_asked.is_some_and(|t| t.elapsed() >= SPLIT_SETTLE));
-        if slice_over {
-            control.stop();
-            stopped = Some(StopReason::Slice);
-            continue;
-        }
-        if last_heartbeat.elapsed() < timings.heartbeat {
-            continue;
-        }
-        last_heartbeat = Instant::now();
-        let boards = found
-            .map(|f| std::mem::take(&mut *f.lock().expect("found lock")))
-            .unwrap_or_default();
-        let request = HeartbeatRequest {
-            worker_id: String::new(),
-            lease: Some(task.lease),
-            nodes: progress.nodes,
-            solutions: progress.solutions,
-            boards,
-            ..Default::default()
+    /// Turns how a call ended into the machine's answer; a refusal ends
+    /// the worker.
+    fn answer(&self, called: Called) -> Result<Answer, WorkerError> {
+        let heartbeat = |r: HeartbeatReply| Answer::Heartbeat {
+            keep_going: r.keep_going,
+            split_wanted: r.split_wanted,
+            deadline_unix_ms: r.deadline_unix_ms,
         };
-        // A keep-alive is not worth blocking on: if the coordinator is away,
-        // try again next interval.
-        let mut client = session.client();
-        let worker_id = session.worker_id();
-        let reply = tokio::select! {
-            r = client.heartbeat(HeartbeatRequest { worker_id, ..request }) => r,
-            _ = shutdown.cancelled() => continue,
-        };
-        match reply {
-            Ok(r) => {
-                let r = r.into_inner();
+        Ok(match called {
+            Called::KeepAlive(Ok(r)) => {
                 if !r.keep_going {
                     tracing::info!(
-                        job = task.lease.job_id,
-                        task = task.lease.task_id,
+                        job = self.lease.job_id,
+                        task = self.lease.task_id,
                         "lease lost: {}",
                         r.reason
                     );
-                    control.stop();
-                    stopped = Some(StopReason::LeaseLost);
-                } else if r.split_wanted && slices && split_asked.is_none() {
-                    control.request_split();
-                    split_asked = Some(Instant::now());
+                }
+                heartbeat(r)
+            }
+            Called::KeepAlive(Err(s)) => {
+                tracing::warn!(code = ?s.code(), "heartbeat: {}", s.message());
+                Answer::Unanswered
+            }
+            Called::Heartbeat(Ok(r)) => heartbeat(r),
+            Called::Complete(Ok(r)) => {
+                if !r.accepted {
+                    tracing::info!("completion ignored: {}", r.reason);
+                }
+                Answer::Completion {
+                    accepted: r.accepted,
                 }
             }
-            Err(s) => tracing::warn!(code = ?s.code(), "heartbeat: {}", s.message()),
+            Called::Heartbeat(Err(CallError::Refused(m)))
+            | Called::Complete(Err(CallError::Refused(m))) => return Err(WorkerError::Refused(m)),
+            Called::Heartbeat(Err(CallError::GaveUp))
+            | Called::Complete(Err(CallError::GaveUp)) => Answer::Unanswered,
+        })
+    }
+
+    fn start_engine(&mut self, resume: Option<Checkpoint>) {
+        let Some(job) = &self.job else {
+            return;
+        };
+        let control = Control::new();
+        let (puzzle, prefix, engine, c) = (
+            Arc::clone(&job.puzzle),
+            Arc::clone(&job.prefix),
+            job.engine,
+            Arc::clone(&control),
+        );
+        let handle = match job.best {
+            None => tokio::task::spawn_blocking(move || {
+                let limits = Limits::none().with_control(&c);
+                let report = engine
+                    .count(
+                        &Subtree::new(&puzzle, &prefix),
+                        resume.as_ref(),
+                        &limits,
+                        |_| {},
+                    )
+                    .map_err(|e| e.to_string())?;
+                Ok(EngineRun {
+                    nodes: report.nodes,
+                    solutions: report.solutions,
+                    end: report.end,
+                    checkpoint: report.checkpoint,
+                    donated: c.take_donated(),
+                })
+            }),
+            Some((lease, search)) => {
+                let found = Arc::clone(&self.found);
+                tokio::task::spawn_blocking(move || {
+                    let mut on_improved = |board: &e2_shared::Board| {
+                        if let Some(codes) = board.codes() {
+                            let claimed_score = e2_shared::score::score(board);
+                            found.lock().expect("found lock").push(FoundBoard {
+                                codes,
+                                claimed_score,
+                            });
+                        }
+                    };
+                    let report = engine
+                        .best(
+                            &Subtree::new(&puzzle, &prefix),
+                            &search,
+                            lease,
+                            Some(&c),
+                            &mut on_improved,
+                        )
+                        .map_err(|e| e.to_string())?;
+                    Ok(EngineRun {
+                        nodes: report.nodes,
+                        solutions: 0,
+                        end: report.end,
+                        checkpoint: None,
+                        donated: Vec::new(),
+                    })
+                })
+            }
+        };
+        self.engine = Some(EngineThread { control, handle });
+    }
+
+    /// A heartbeat that must arrive (a checkpoint with or without a split,
+    /// or a release).
+    fn report(&self, report: Report) -> CallFuture<'a> {
+        let request = HeartbeatRequest {
+            worker_id: String::new(),
+            lease: Some(self.lease),
+            nodes: report.nodes,
+            solutions: report.solutions,
+            checkpoint: e2_proto::encode_checkpoint(report.checkpoint.as_ref()),
+            split: report.split.map(encode_split),
+            boards: report.boards,
+            release: report.release,
+        };
+        let session = self.session;
+        Box::pin(async move {
+            // The machine decides when to stop waiting; this token is never
+            // cancelled, the driver drops the call instead.
+            let stop = CancellationToken::new();
+            let reply = session
+                .call(&stop, "heartbeat", |mut c, worker_id| {
+                    let request = HeartbeatRequest {
+                        worker_id,
+                        ..request.clone()
+                    };
+                    async move { c.heartbeat(request).await }
+                })
+                .await;
+            Called::Heartbeat(reply)
+        })
+    }
+
+    fn completion(&self, c: Completion) -> CompleteRequest {
+        CompleteRequest {
+            worker_id: String::new(),
+            lease: Some(self.lease),
+            solutions: c.solutions,
+            nodes: c.nodes,
+            split: c.split.map(encode_split),
+            boards: c.boards,
+            error: String::new(),
         }
     }
-}
 
-/// Sends a report that must arrive (a checkpoint with or without a split,
-/// or a release). `None` when the worker had to give up: while stopping,
-/// only for [`RELEASE_GRACE`].
-async fn report(
-    session: &Session,
-    shutdown: &CancellationToken,
-    releasing: bool,
-    request: HeartbeatRequest,
-) -> Result<Option<pb::HeartbeatReply>, WorkerError> {
-    let give_up = give_up_token(shutdown, releasing);
-    match session
-        .call(&give_up, "heartbeat", |mut c, worker_id| {
-            let request = HeartbeatRequest {
-                worker_id,
-                ..request.clone()
-            };
-            async move { c.heartbeat(request).await }
+    /// A completion or failure that must arrive.
+    fn complete(&self, request: CompleteRequest) -> CallFuture<'a> {
+        let session = self.session;
+        Box::pin(async move {
+            let stop = CancellationToken::new();
+            let reply = session
+                .call(&stop, "complete", |mut c, worker_id| {
+                    let request = CompleteRequest {
+                        worker_id,
+                        ..request.clone()
+                    };
+                    async move { c.complete(request).await }
+                })
+                .await;
+            Called::Complete(reply)
         })
-        .await
-    {
-        Ok(r) => Ok(Some(r)),
-        Err(CallError::GaveUp) => Ok(None),
-        Err(CallError::Refused(m)) => Err(WorkerError::Refused(m)),
     }
 }
 
-/// While running, give up only on shutdown; while stopping, after a grace.
-fn give_up_token(shutdown: &CancellationToken, stopping: bool) -> CancellationToken {
-    if !stopping && !shutdown.is_cancelled() {
-        return shutdown.clone();
-    }
-    let token = CancellationToken::new();
-    let later = token.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(RELEASE_GRACE).await;
-        later.cancel();
-    });
-    token
-}
-
-async fn complete(
-    session: &Session,
-    shutdown: &CancellationToken,
-    task: &Task,
-    solutions: u64,
-    nodes: u64,
-    split: Option<Split>,
-    boards: Vec<FoundBoard>,
-) -> Result<Outcome, WorkerError> {
-    let request = CompleteRequest {
-        worker_id: String::new(),
-        lease: Some(task.lease),
-        solutions,
-        nodes,
-        split,
-        boards,
-        error: String::new(),
-    };
-    send_completion(session, shutdown, request).await
-}
-
-/// Reports an engine failure: the coordinator fails the job with `error`.
-/// The engine thread's result, or the one-line reason the task failed.
-fn engine_result<T, E: std::fmt::Display>(
-    joined: Result<Result<T, E>, tokio::task::JoinError>,
-) -> Result<T, String> {
-    match joined {
-        Ok(Ok(run)) => Ok(run),
-        Ok(Err(e)) => Err(e.to_string()),
-        Err(join) => Err(format!("engine thread died: {join}")),
+/// The call in flight, or never when there is none.
+async fn in_flight(call: &mut Option<CallFuture<'_>>) -> Called {
+    match call {
+        Some(call) => call.await,
+        None => std::future::pending().await,
     }
 }
 
-async fn fail(
-    session: &Session,
-    shutdown: &CancellationToken,
-    lease: pb::Lease,
-    error: String,
-) -> Result<Outcome, WorkerError> {
-    tracing::error!(
-        job = lease.job_id,
-        task = lease.task_id,
-        "task failed: {error}"
-    );
-    let request = CompleteRequest {
-        lease: Some(lease),
-        error,
-        ..Default::default()
-    };
-    send_completion(session, shutdown, request).await
-}
-
-async fn send_completion(
-    session: &Session,
-    shutdown: &CancellationToken,
-    request: CompleteRequest,
-) -> Result<Outcome, WorkerError> {
-    // A finished task is worth delivering even while stopping.
-    let give_up = give_up_token(shutdown, shutdown.is_cancelled());
-    match session
-        .call(&give_up, "complete", |mut c, worker_id| {
-            let request = CompleteRequest {
-                worker_id,
-                ..request.clone()
-            };
-            async move { c.complete(request).await }
-        })
-        .await
-    {
-        Ok(r) if r.accepted => Ok(Outcome::Completed),
-        Ok(r) => {
-            tracing::info!("completion ignored: {}", r.reason);
-            Ok(Outcome::Abandoned)
-        }
-        Err(CallError::GaveUp) => Ok(Outcome::Abandoned),
-        Err(CallError::Refused(m)) => Err(WorkerError::Refused(m)),
+fn encode_split(split: machine::Split) -> pb::Split {
+    pb::Split {
+        seq: split.seq,
+        prefixes: split.prefixes.iter().map(e2_proto::encode_prefix).collect(),
     }
 }

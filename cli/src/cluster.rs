@@ -44,6 +44,10 @@ pub struct Connection {
     /// Bearer token the coordinator was started with.
     #[arg(long, env = "E2_TOKEN", hide_env_values = true)]
     token: Option<String>,
+    /// CA certificate (PEM) that signed an https:// coordinator's
+    /// certificate. Default: the system's roots.
+    #[arg(long, env = "E2_TLS_CA", value_name = "CA.pem")]
+    tls_ca: Option<PathBuf>,
     /// Seconds to wait for the coordinator: to connect, and for each answer.
     #[arg(long, env = "E2_TIMEOUT", value_name = "SECS", default_value_t = 30.0)]
     timeout: f64,
@@ -66,7 +70,22 @@ impl Connection {
             connect: wait.min(Duration::from_secs(10)),
             request: wait,
         };
-        Client::connect_with(&self.url(), self.token.as_deref(), timeouts).await
+        let url = self.url();
+        warn_if_cleartext(&url, self.token.is_some());
+        let tls = e2_proto::tls::ClientTls {
+            ca: self.tls_ca.clone(),
+        };
+        Client::connect_tls(&url, self.token.as_deref(), timeouts, &tls).await
+    }
+}
+
+/// Says once, on stderr, when a token is about to cross a network in clear.
+fn warn_if_cleartext(url: &str, has_token: bool) {
+    if has_token && e2_proto::tls::cleartext_to_remote(url) {
+        eprintln!(
+            "warning: {url} is plaintext: the token travels in clear text; \
+             serve TLS (--tls-cert/--tls-key) and use https://"
+        );
     }
 }
 
@@ -111,6 +130,23 @@ pub struct CoordinatorArgs {
     /// (e.g. 0.0.0.0:8080).
     #[arg(long, value_name = "ADDR")]
     http: Option<SocketAddr>,
+    /// Serve gRPC over TLS with this certificate chain (PEM); clients and
+    /// workers then dial https:// (README: "Securing a cluster").
+    #[arg(
+        long,
+        env = "E2_TLS_CERT",
+        value_name = "CERT.pem",
+        requires = "tls_key"
+    )]
+    tls_cert: Option<PathBuf>,
+    /// The private key (PEM) of --tls-cert.
+    #[arg(
+        long,
+        env = "E2_TLS_KEY",
+        value_name = "KEY.pem",
+        requires = "tls_cert"
+    )]
+    tls_key: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -123,6 +159,10 @@ pub struct WorkerArgs {
     threads: Option<usize>,
     #[arg(long, env = "E2_TOKEN", hide_env_values = true)]
     token: Option<String>,
+    /// CA certificate (PEM) that signed an https:// coordinator's
+    /// certificate. Default: the system's roots.
+    #[arg(long, env = "E2_TLS_CA", value_name = "CA.pem")]
+    tls_ca: Option<PathBuf>,
     /// Name shown in the coordinator's log (default: host-pid).
     #[arg(long, env = "E2_WORKER_NAME")]
     name: Option<String>,
@@ -256,6 +296,10 @@ async fn coordinator(a: CoordinatorArgs) -> Result<()> {
             metrics: a.metrics,
             status_page: a.http,
         },
+        tls: match (&a.tls_cert, &a.tls_key) {
+            (Some(cert), Some(key)) => Some(e2_proto::tls::ServerIdentity::read(cert, key)?),
+            _ => None,
+        },
     };
     let running = e2_coordinator::start(config, a.listen, on_signal()).await?;
     tracing::info!("coordinator listening on {}", running.addr);
@@ -268,7 +312,9 @@ async fn worker(a: WorkerArgs) -> Result<()> {
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let mut config = WorkerConfig::new(with_scheme(&a.coordinator), threads);
+    warn_if_cleartext(&config.coordinator, a.token.is_some());
     config.token = a.token;
+    config.tls = e2_proto::tls::ClientTls { ca: a.tls_ca };
     if let Some(name) = a.name {
         config.name = name;
     }

@@ -8,14 +8,15 @@
 
 use std::time::Duration;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, Result};
 use e2_proto::auth::BearerToken;
 use e2_proto::pb::client_service_client::ClientServiceClient;
 use e2_proto::pb::{self, JobStatus};
+use e2_proto::tls::ClientTls;
 use e2_shared::engine::Engine;
 use serde_json::{json, Value};
 use tonic::codegen::InterceptedService;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 use tonic::Streaming;
 
 /// Options of `e2 submit`.
@@ -56,6 +57,20 @@ impl SubmitOptions {
 #[derive(Clone)]
 pub struct Client {
     inner: ClientServiceClient<InterceptedService<Channel, BearerToken>>,
+}
+
+/// An error and its sources on one line, each said once.
+fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut next = Some(e);
+    while let Some(err) = next {
+        let text = err.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        next = err.source();
+    }
+    parts.join(": ")
 }
 
 /// A gRPC status as a one-line error: the coordinator's own words.
@@ -122,14 +137,31 @@ impl Client {
 
     /// [`Client::connect`] with explicit timeouts.
     pub async fn connect_with(url: &str, token: Option<&str>, timeouts: Timeouts) -> Result<Self> {
+        Self::connect_tls(url, token, timeouts, &ClientTls::default()).await
+    }
+
+    /// [`Client::connect_with`], trusting an `https://` coordinator as
+    /// `tls` says.
+    pub async fn connect_tls(
+        url: &str,
+        token: Option<&str>,
+        timeouts: Timeouts,
+        tls: &ClientTls,
+    ) -> Result<Self> {
         check_url(url)?;
-        let endpoint = Endpoint::from_shared(url.to_string())
-            .with_context(|| format!("coordinator address \"{url}\""))?
+        let endpoint = e2_proto::tls::endpoint(url, tls)?
             .connect_timeout(timeouts.connect)
             .timeout(timeouts.request);
         let channel = match tokio::time::timeout(timeouts.connect, endpoint.connect()).await {
-            Ok(connected) => {
-                connected.with_context(|| format!("cannot reach the coordinator at {url}"))?
+            Ok(Ok(channel)) => channel,
+            Ok(Err(e)) => {
+                let hint = e2_proto::tls::handshake_hint(url)
+                    .map(|h| format!(" ({h})"))
+                    .unwrap_or_default();
+                anyhow::bail!(
+                    "cannot reach the coordinator at {url}: {}{hint}",
+                    error_chain(&e)
+                )
             }
             Err(_) => anyhow::bail!(
                 "cannot reach the coordinator at {url}: no answer within {:.1} s (--timeout)",

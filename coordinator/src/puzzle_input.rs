@@ -17,10 +17,7 @@ pub fn read(text: &str) -> Result<Puzzle, Error> {
     if puzzle.name.len() > MAX_NAME_BYTES {
         return Err(Error::puzzle(
             "name",
-            format!(
-                "{} bytes long; at most {MAX_NAME_BYTES}",
-                puzzle.name.len()
-            ),
+            format!("{} bytes long; at most {MAX_NAME_BYTES}", puzzle.name.len()),
         ));
     }
     Ok(puzzle)

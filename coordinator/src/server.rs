@@ -37,6 +37,8 @@ pub struct CoordinatorConfig {
     pub token: Option<String>,
     pub ledger: LedgerConfig,
     pub ops: OpsListeners,
+    /// Serve gRPC over TLS with this identity (plaintext when `None`).
+    pub tls: Option<e2_proto::tls::ServerIdentity>,
 }
 
 /// Where the operator endpoints listen; each is off when `None`.
@@ -59,6 +61,8 @@ pub enum CoordinatorError {
     },
     #[error("gRPC server: {0}")]
     Transport(#[from] tonic::transport::Error),
+    #[error("TLS: the certificate or key does not load: {0}")]
+    Tls(String),
     #[error(
         "the coordinator stopped after a storage failure; restart it on the same --data to resume"
     )]
@@ -208,7 +212,13 @@ pub async fn start_on(
         );
     }
 
-    let router = Server::builder()
+    let mut builder = Server::builder();
+    if let Some(identity) = &config.tls {
+        builder = builder
+            .tls_config(identity.server_config())
+            .map_err(|e| CoordinatorError::Tls(e.to_string()))?;
+    }
+    let router = builder
         // Health answers without the token: Kubernetes' gRPC probes send no
         // headers, and "serving or not" reveals nothing a port scan would not.
         .add_service(health_service)

@@ -118,6 +118,7 @@ async fn coordinator(dir: &std::path::Path, stop: &CancellationToken) -> Result<
             ..LedgerConfig::default()
         },
         ops: Default::default(),
+        tls: None,
     };
     Ok(server::start(
         config,

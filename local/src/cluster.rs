@@ -71,6 +71,7 @@ pub(crate) async fn start_loopback(
         token: None,
         ledger,
         ops: Default::default(),
+        tls: None,
     };
     let stop = CancellationToken::new();
     let running = e2_coordinator::server::start(

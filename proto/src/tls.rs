@@ -31,8 +31,8 @@ impl std::fmt::Debug for ServerIdentity {
 }
 
 fn read_pem(path: &Path, what: &str) -> Result<Vec<u8>, TlsError> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| TlsError(format!("{what} {}: {e}", path.display())))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| TlsError(format!("{what} {}: {e}", path.display())))?;
     if !bytes.windows(11).any(|w| w == b"-----BEGIN ") {
         return Err(TlsError(format!(
             "{what} {}: not a PEM file (no -----BEGIN line)",

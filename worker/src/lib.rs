@@ -36,6 +36,8 @@ pub struct WorkerConfig {
     pub threads: usize,
     /// Shown in the coordinator's log.
     pub name: String,
+    /// How to trust an `https://` coordinator (plaintext for `http://`).
+    pub tls: e2_proto::tls::ClientTls,
     /// The protocol version announced at registration. Always
     /// [`e2_proto::PROTOCOL_VERSION`] except in tests of the refusal.
     pub protocol_version: u32,
@@ -48,6 +50,7 @@ impl WorkerConfig {
             token: None,
             threads: threads.max(1),
             name: default_name(),
+            tls: Default::default(),
             protocol_version: e2_proto::PROTOCOL_VERSION,
         }
     }
@@ -84,7 +87,13 @@ pub async fn run(
     shutdown: CancellationToken,
 ) -> Result<WorkerSummary, WorkerError> {
     let session = Arc::new(session::Session::connect(&config)?);
-    session.register(&shutdown).await?;
+    tracing::info!(coordinator = %config.coordinator, "registering");
+    match session.register(&shutdown).await {
+        Ok(()) => {}
+        // Stopped before the coordinator ever answered: a clean stop.
+        Err(session::CallError::GaveUp) => return Ok(WorkerSummary::default()),
+        Err(e) => return Err(e.into()),
+    }
     tracing::info!(name = %config.name, threads = config.threads, "worker registered");
     let mut slots = Vec::new();
     for slot in 0..config.threads {

@@ -15,12 +15,15 @@ use e2_proto::pb::worker_service_client::WorkerServiceClient;
 use e2_proto::pb::RegisterRequest;
 use tokio_util::sync::CancellationToken;
 use tonic::codegen::InterceptedService;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 use tonic::{Code, Response, Status};
 
 use crate::WorkerConfig;
 
 pub type WorkerClient = WorkerServiceClient<InterceptedService<Channel, BearerToken>>;
+
+/// The longest a worker waits for one answer before retrying.
+const CALL_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// Why a worker stopped for good.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -75,9 +78,12 @@ impl Session {
             address: config.coordinator.clone(),
             reason,
         };
-        let endpoint = Endpoint::from_shared(config.coordinator.clone())
-            .map_err(|e| address_error(e.to_string()))?
+        // Every call is bounded: a coordinator that accepts and never
+        // answers is retried like one that is down, never waited on forever.
+        let endpoint = e2_proto::tls::endpoint(&config.coordinator, &config.tls)
+            .map_err(|e| address_error(e.0))?
             .connect_timeout(Duration::from_secs(5))
+            .timeout(CALL_TIMEOUT)
             .tcp_nodelay(true);
         let token = BearerToken::new(config.token.as_deref())
             .map_err(|s| address_error(s.message().to_string()))?;
@@ -116,7 +122,13 @@ impl Session {
                 name: self.config.name.clone(),
                 threads: self.config.threads as u32,
             };
-            match self.client.clone().register(request).await {
+            let mut client = self.client.clone();
+            let attempt = client.register(request);
+            let outcome = tokio::select! {
+                r = attempt => r,
+                _ = stop.cancelled() => return Err(CallError::GaveUp),
+            };
+            match outcome {
                 Ok(reply) => {
                     let reply = reply.into_inner();
                     *self.worker_id.write().expect("worker id lock") = reply.worker_id;

@@ -7,9 +7,9 @@
 //! wrote them; the coordinator never looks inside.
 
 use e2_proto::pb;
+use e2_shared::engine::{BestSearch, Engine};
 use e2_shared::search::{Checkpoint, Prefix};
 use e2_shared::{Hint, Puzzle};
-use e2_shared::engine::{BestSearch, Engine};
 use serde::{Deserialize, Serialize};
 
 pub type JobId = u64;

@@ -6,8 +6,10 @@
 //! renewed within its TTL lapses and its task goes back to the front of the
 //! queue; a released one goes back at once. Idle workers make the longest
 //! leases of splittable jobs give work away, which arrives as a split:
-//! applied once per sequence number, its prefixes first in line.
+//! checked against the task and the puzzle, applied once per sequence
+//! number, its prefixes first in line.
 
+use std::collections::HashSet;
 use std::time::Instant;
 
 use e2_proto::pb::{self, Assignment};
@@ -16,6 +18,17 @@ use tonic::Status;
 use super::{finish, Clock, Job, LeaseInfo, Ledger, WorkerInfo};
 use crate::records::{JobId, JobState, TaskId, TaskRecord};
 use crate::store::Writes;
+
+/// Threads one worker may claim: what first cuts are sized for, so a
+/// mistaken or hostile registration cannot make a job of millions of tasks.
+pub(super) const MAX_WORKER_THREADS: u32 = 1024;
+
+/// Why a split is refused. A genuine split gives away untried siblings of
+/// one level, distinct placements of one cell or of one piece, so it never
+/// has more than four (rotations) per cell or piece of the puzzle.
+fn bad_split(tid: TaskId, why: impl std::fmt::Display) -> Status {
+    Status::invalid_argument(format!("split of task {tid} refused: {why}"))
+}
 
 impl Ledger {
     pub fn register(
@@ -35,7 +48,7 @@ impl Ledger {
         self.workers.insert(
             id.clone(),
             WorkerInfo {
-                threads: req.threads.max(1),
+                threads: req.threads.clamp(1, MAX_WORKER_THREADS),
                 last_seen: clock.now,
             },
         );
@@ -96,6 +109,7 @@ impl Ledger {
                 tid,
                 LeaseInfo {
                     epoch,
+                    worker: worker_id.to_string(),
                     deadline: clock.now + ttl,
                     deadline_unix_ms,
                     since: clock.now,
@@ -208,6 +222,11 @@ impl Job {
             .is_some_and(|l| l.epoch == lease.epoch)
     }
 
+    /// Whether the current lease of `tid` was issued to `worker_id`.
+    pub(super) fn held_by(&self, tid: TaskId, worker_id: &str) -> bool {
+        self.leased.get(&tid).is_some_and(|l| l.worker == worker_id)
+    }
+
     /// Renews the current lease of `tid` for another TTL and hands over
     /// any split request; returns the reply that says so.
     pub(super) fn renew(
@@ -242,16 +261,16 @@ impl Job {
         self.add_work(fresh, now);
     }
 
-    /// Applies `split` of task `tid` if it is the next one: its donated
-    /// prefixes become new tasks (first in line: idle workers asked for
-    /// them), and the lease's split clock restarts. An older split was
-    /// applied already and changes nothing.
-    pub(super) fn split(
-        &mut self,
+    /// Checks `split` of task `tid` before anything of it is applied: an
+    /// older split was applied already and passes (it changes nothing);
+    /// the next one must come with the checkpoint that excludes what it
+    /// gives away, and each donated prefix must be a placement sequence of
+    /// this puzzle that extends the task's own prefix.
+    pub(super) fn check_split(
+        &self,
         tid: TaskId,
         split: &pb::Split,
-        clock: Clock,
-        writes: &mut Writes,
+        has_checkpoint: bool,
     ) -> Result<(), Status> {
         let task = &self.tasks[&tid];
         if split.seq <= task.split_seq {
@@ -263,14 +282,73 @@ impl Job {
                 split.seq, task.split_seq
             )));
         }
+        if !has_checkpoint {
+            return Err(Status::invalid_argument(
+                "a split must carry the checkpoint that excludes the donated prefixes",
+            ));
+        }
+        let (cells, pieces) = (self.puzzle.cells(), self.puzzle.pieces.len());
+        let most = 4 * cells.max(pieces);
+        if split.prefixes.len() > most {
+            return Err(bad_split(
+                tid,
+                format!(
+                    "{} prefixes, more than the {most} one level can give",
+                    split.prefixes.len()
+                ),
+            ));
+        }
+        for (k, bytes) in split.prefixes.iter().enumerate() {
+            let prefix = e2_proto::decode_prefix(bytes)
+                .map_err(|e| bad_split(tid, format!("prefix {k}: {e}")))?;
+            if prefix.len() <= task.prefix.len() || !prefix.starts_with(&task.prefix) {
+                return Err(bad_split(
+                    tid,
+                    format!("prefix {k} does not extend the task's prefix"),
+                ));
+            }
+            let (mut at, mut used) = (HashSet::new(), HashSet::new());
+            for f in &prefix {
+                let why = if f.pos >= cells {
+                    Some(format!("cell {} is off the board", f.pos))
+                } else if f.piece >= pieces {
+                    Some(format!("piece {} is not in the set", f.piece))
+                } else if f.rot >= 4 {
+                    Some(format!("rotation {} is not one of 0..4", f.rot))
+                } else if !at.insert(f.pos) {
+                    Some(format!("cell {} is placed twice", f.pos))
+                } else if !used.insert(f.piece) {
+                    Some(format!("piece {} is placed twice", f.piece))
+                } else {
+                    None
+                };
+                if let Some(why) = why {
+                    return Err(bad_split(tid, format!("prefix {k}: {why}")));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies `split` of task `tid`, checked by [`Job::check_split`], if
+    /// it is the next one: its donated prefixes become new tasks (first in
+    /// line: idle workers asked for them), and the lease's split clock
+    /// restarts. An older split was applied already and changes nothing.
+    pub(super) fn split(
+        &mut self,
+        tid: TaskId,
+        split: &pb::Split,
+        clock: Clock,
+        writes: &mut Writes,
+    ) {
+        if split.seq <= self.tasks[&tid].split_seq {
+            return;
+        }
         let prefixes = split
             .prefixes
             .iter()
-            .map(|p| {
-                e2_proto::decode_prefix(p).map_err(|e| Status::invalid_argument(e.to_string()))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        for prefix in prefixes.into_iter().rev() {
+            .map(|p| e2_proto::decode_prefix(p).expect("checked split"));
+        for prefix in prefixes.rev() {
             let id = self.rec.next_task_id;
             self.rec.next_task_id += 1;
             self.rec.tasks_total += 1;
@@ -287,6 +365,5 @@ impl Job {
         if let Some(l) = self.leased.get_mut(&tid) {
             l.since = clock.now;
         }
-        Ok(())
     }
 }

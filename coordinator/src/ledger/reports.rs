@@ -5,6 +5,10 @@
 //! gives away), boards (kept whoever found them) and a release. A
 //! completion of the current lease finishes the task as its job's kind
 //! says; any other completion is ignored, and counted as ignored.
+//!
+//! Only the worker a lease was issued to may report on it, and a split is
+//! checked whole before any part of its report is applied: a refused
+//! report leaves the task as it was, still leased to its holder.
 
 use std::cmp::Reverse;
 use std::time::{Duration, Instant};
@@ -46,12 +50,19 @@ impl Ledger {
         let checkpoint = e2_proto::decode_checkpoint(&req.checkpoint)
             .map_err(|e| Status::invalid_argument(e.to_string()))?;
         let ttl = self.config.lease_ttl;
+        self.seen(&req.worker_id, clock);
         let mut writes = Writes::default();
         let Some(job) = self.jobs.get_mut(&lease.job_id) else {
             return Ok((stop("unknown job"), writes));
         };
         if job.rec.state.is_over() {
             return Ok((stop(format!("job is {}", job.rec.state.name())), writes));
+        }
+        // A bad split is refused before anything of the report is applied.
+        if let Some(split) = &req.split {
+            if job.holds(&lease) && job.held_by(lease.task_id, &req.worker_id) {
+                job.check_split(lease.task_id, split, checkpoint.is_some())?;
+            }
         }
         // Boards are results whoever found them: keep them even from a
         // lease that has since lapsed.
@@ -66,13 +77,11 @@ impl Ledger {
             ));
         }
         let tid = lease.task_id;
+        if !job.held_by(tid, &req.worker_id) {
+            return Ok((stop("the lease was issued to another worker"), writes));
+        }
         if let Some(split) = &req.split {
-            if split.seq > job.tasks[&tid].split_seq && checkpoint.is_none() {
-                return Err(Status::invalid_argument(
-                    "a split must carry the checkpoint that excludes the donated prefixes",
-                ));
-            }
-            job.split(tid, split, clock, &mut writes)?;
+            job.split(tid, split, clock, &mut writes);
         }
         job.see_nodes(tid, req.nodes, clock.now);
         if let Some(cp) = checkpoint {
@@ -98,6 +107,7 @@ impl Ledger {
         let lease = req
             .lease
             .ok_or_else(|| Status::invalid_argument("completion without a lease"))?;
+        self.seen(&req.worker_id, clock);
         let mut writes = Writes::default();
         let Some(job) = self.jobs.get_mut(&lease.job_id) else {
             return Ok((ignored("unknown job"), writes));
@@ -115,6 +125,11 @@ impl Ledger {
                 "stale lease (epoch {}): the task was re-queued or re-issued",
                 lease.epoch
             ))
+        } else if !job.held_by(tid, &req.worker_id) {
+            Some(format!(
+                "the lease was issued to another worker, not to \"{}\"",
+                req.worker_id
+            ))
         } else {
             None
         };
@@ -129,6 +144,10 @@ impl Ledger {
             );
             return Ok((ignored(reason), writes));
         }
+        if let (Some(split), true) = (&req.split, req.error.is_empty()) {
+            // The completion's own count excludes what the split gave away.
+            job.check_split(tid, split, true)?;
+        }
         writes.durable = true;
         let seen = job.leased.remove(&tid).map_or(0, |l| l.nodes_seen);
         job.add_work(req.nodes.saturating_sub(seen), clock.now);
@@ -139,7 +158,7 @@ impl Ledger {
             return Ok((ignored("the job failed"), writes));
         }
         if let Some(split) = &req.split {
-            job.split(tid, split, clock, &mut writes)?;
+            job.split(tid, split, clock, &mut writes);
         }
         job.accept_boards(&req.boards, clock, &mut writes);
         let done = Completion {
@@ -155,6 +174,16 @@ impl Ledger {
             },
             writes,
         ))
+    }
+}
+
+impl Ledger {
+    /// A report from a registered worker shows it is still there, even
+    /// while all its threads are busy and it asks for no lease.
+    fn seen(&mut self, worker_id: &str, clock: Clock) {
+        if let Some(w) = self.workers.get_mut(worker_id) {
+            w.last_seen = clock.now;
+        }
     }
 }
 

@@ -23,6 +23,12 @@ fn prefix(piece: usize) -> Prefix {
     }]
 }
 
+/// `p` and one more placement.
+fn below(mut p: Prefix, pos: usize, piece: usize) -> Prefix {
+    p.push(Forced { pos, piece, rot: 0 });
+    p
+}
+
 fn ledger_with_job(
     mode: Mode,
     search: BestSearch,
@@ -81,8 +87,9 @@ fn checkpoint(prefix: Prefix, solutions: u64, nodes: u64) -> Checkpoint {
     }
 }
 
-fn completion(lease: pb::Lease, solutions: u64) -> pb::CompleteRequest {
+fn completion(worker: &str, lease: pb::Lease, solutions: u64) -> pb::CompleteRequest {
     pb::CompleteRequest {
+        worker_id: worker.into(),
         lease: Some(lease),
         solutions,
         nodes: 10,
@@ -110,12 +117,12 @@ fn a_wrong_protocol_version_is_refused_by_name() {
 fn a_replayed_completion_counts_once() {
     let (mut l, w, clock) = ledger_with_count_job(2);
     let a = take(&mut l, &w, clock);
-    let (r1, w1) = l.complete(&completion(a, 3), clock).unwrap();
-    let (r2, _) = l.complete(&completion(a, 3), clock).unwrap();
+    let (r1, w1) = l.complete(&completion(&w, a, 3), clock).unwrap();
+    let (r2, _) = l.complete(&completion(&w, a, 3), clock).unwrap();
     assert!(r1.accepted && w1.durable);
     assert!(!r2.accepted, "{}", r2.reason);
     let b = take(&mut l, &w, clock);
-    l.complete(&completion(b, 4), clock).unwrap();
+    l.complete(&completion(&w, b, 4), clock).unwrap();
     let s = l.status(1, clock).unwrap();
     assert_eq!((s.solutions, s.state), (7, pb::JobState::Done as i32));
     let ledger = l.ledger(1).unwrap();
@@ -132,11 +139,12 @@ fn a_completion_after_expiry_and_reissue_is_ignored() {
     let new = take(&mut l, &w, later);
     assert_eq!(new.task_id, old.task_id);
     assert_ne!(new.epoch, old.epoch);
-    let (r, _) = l.complete(&completion(old, 5), later).unwrap();
+    let (r, _) = l.complete(&completion(&w, old, 5), later).unwrap();
     assert!(!r.accepted);
     let (hb, _) = l
         .heartbeat(
             &HeartbeatRequest {
+                worker_id: w.clone(),
                 lease: Some(old),
                 ..Default::default()
             },
@@ -144,7 +152,7 @@ fn a_completion_after_expiry_and_reissue_is_ignored() {
         )
         .unwrap();
     assert!(!hb.keep_going);
-    let (r, _) = l.complete(&completion(new, 5), later).unwrap();
+    let (r, _) = l.complete(&completion(&w, new, 5), later).unwrap();
     assert!(r.accepted);
     assert_eq!(l.status(1, later).unwrap().solutions, 5);
 }
@@ -162,9 +170,10 @@ fn a_split_is_applied_once_with_its_checkpoint() {
     };
     let split = pb::Split {
         seq: 1,
-        prefixes: vec![e2_proto::encode_prefix(&prefix(1))],
+        prefixes: vec![e2_proto::encode_prefix(&below(prefix(0), 1, 1))],
     };
     let hb = HeartbeatRequest {
+        worker_id: w.clone(),
         lease: Some(a),
         checkpoint: e2_proto::encode_checkpoint(Some(&cp)),
         split: Some(split.clone()),
@@ -175,6 +184,7 @@ fn a_split_is_applied_once_with_its_checkpoint() {
     l.heartbeat(&hb, clock).unwrap();
     assert_eq!(l.status(1, clock).unwrap().tasks_total, 2);
     let no_cp = HeartbeatRequest {
+        worker_id: w.clone(),
         lease: Some(a),
         split: Some(pb::Split { seq: 2, ..split }),
         ..Default::default()
@@ -191,6 +201,7 @@ fn a_release_requeues_from_the_checkpoint() {
     let a = take(&mut l, &w, clock);
     let cp = checkpoint(prefix(0), 2, 5);
     let hb = HeartbeatRequest {
+        worker_id: w.clone(),
         lease: Some(a),
         checkpoint: e2_proto::encode_checkpoint(Some(&cp)),
         release: true,
@@ -212,10 +223,11 @@ fn a_release_requeues_from_the_checkpoint() {
 fn status_counts_what_checkpoints_keep_of_unfinished_tasks() {
     let (mut l, w, clock) = ledger_with_count_job(2);
     let a = take(&mut l, &w, clock);
-    l.complete(&completion(a, 3), clock).unwrap();
+    l.complete(&completion(&w, a, 3), clock).unwrap();
     let b = take(&mut l, &w, clock);
     let cp = checkpoint(prefix(1), 4, 50);
     let hb = |nodes: u64, release: bool| HeartbeatRequest {
+        worker_id: w.clone(),
         lease: Some(b),
         checkpoint: e2_proto::encode_checkpoint(Some(&cp)),
         nodes,
@@ -256,16 +268,16 @@ fn a_count_completion_adds_its_solutions_once_and_ends_the_job_with_its_last_tas
     let (mut l, w, clock) = ledger_with_count_job(2);
     let a = take(&mut l, &w, clock);
     let b = take(&mut l, &w, clock);
-    let (r, writes) = l.complete(&completion(a, 3), clock).unwrap();
+    let (r, writes) = l.complete(&completion(&w, a, 3), clock).unwrap();
     assert!(r.accepted && writes.durable);
     let s = l.status(1, clock).unwrap();
     assert_eq!((s.solutions, s.tasks_done), (3, 1));
     assert_eq!(s.state, pb::JobState::Running as i32, "a task is left");
     // The same lease again, later: the task is finished, nothing is added.
     let later = clock.later(Duration::from_secs(1));
-    assert!(!l.complete(&completion(a, 3), later).unwrap().0.accepted);
+    assert!(!l.complete(&completion(&w, a, 3), later).unwrap().0.accepted);
     assert_eq!(l.status(1, later).unwrap().solutions, 3);
-    assert!(l.complete(&completion(b, 4), later).unwrap().0.accepted);
+    assert!(l.complete(&completion(&w, b, 4), later).unwrap().0.accepted);
     let s = l.status(1, later).unwrap();
     assert_eq!((s.solutions, s.tasks_done, s.nodes), (7, 2, 20));
     assert_eq!(s.state, pb::JobState::Done as i32);
@@ -281,7 +293,7 @@ fn a_count_completion_adds_its_solutions_once_and_ends_the_job_with_its_last_tas
 fn a_best_round_goes_round_again_with_a_new_seed() {
     let (mut l, w, clock) = ledger_with_job(Mode::Best, BestSearch::default(), vec![prefix(0)]);
     let (a, first_seed) = take_best(&mut l, &w, clock);
-    let (r, _) = l.complete(&completion(a, 0), clock).unwrap();
+    let (r, _) = l.complete(&completion(&w, a, 0), clock).unwrap();
     assert!(r.accepted, "{}", r.reason);
     let s = l.status(1, clock).unwrap();
     assert_eq!(
@@ -295,7 +307,7 @@ fn a_best_round_goes_round_again_with_a_new_seed() {
     assert_eq!(b.task_id, a.task_id);
     assert_ne!(b.epoch, a.epoch);
     assert_ne!(second_seed, first_seed);
-    assert!(l.complete(&completion(b, 0), later).unwrap().0.accepted);
+    assert!(l.complete(&completion(&w, b, 0), later).unwrap().0.accepted);
     let tasks = l.ledger(1).unwrap();
     assert_eq!((tasks.len(), tasks[0].state.as_str()), (1, "ready"));
     assert_eq!((tasks[0].completions, tasks[0].nodes), (2, 20));
@@ -311,7 +323,7 @@ fn a_whole_tree_best_job_ends_with_its_one_run_and_counts_no_solutions() {
     };
     let (mut l, w, clock) = ledger_with_job(Mode::Best, search, vec![Vec::new()]);
     let (a, _) = take_best(&mut l, &w, clock);
-    let (r, writes) = l.complete(&completion(a, 5), clock).unwrap();
+    let (r, writes) = l.complete(&completion(&w, a, 5), clock).unwrap();
     assert!(r.accepted && writes.durable, "{}", r.reason);
     let s = l.status(1, clock).unwrap();
     assert_eq!(s.state, pb::JobState::Done as i32);
@@ -320,7 +332,7 @@ fn a_whole_tree_best_job_ends_with_its_one_run_and_counts_no_solutions() {
     assert_eq!((tasks[0].state.as_str(), tasks[0].completions), ("done", 1));
     let later = clock.later(Duration::from_secs(1));
     assert!(l.lease(&w, 1, later).unwrap().0.assignments.is_empty());
-    assert!(!l.complete(&completion(a, 5), later).unwrap().0.accepted);
+    assert!(!l.complete(&completion(&w, a, 5), later).unwrap().0.accepted);
 }
 
 #[test]
@@ -334,4 +346,125 @@ fn each_kind_plans_its_own_first_tasks() {
     };
     let one = first_tasks(&p, Mode::Best, Engine::Backtrack, &whole, 4).unwrap();
     assert_eq!(one, vec![Vec::new()]);
+}
+
+fn register(l: &mut Ledger, threads: u32, clock: Clock) -> String {
+    let req = pb::RegisterRequest {
+        protocol_version: e2_proto::PROTOCOL_VERSION,
+        name: "other".into(),
+        threads,
+    };
+    l.register(&req, clock).unwrap().worker_id
+}
+
+#[test]
+fn only_the_holder_of_a_lease_may_report_on_it() {
+    let (mut l, a, clock) = ledger_with_count_job(1);
+    let b = register(&mut l, 1, clock);
+    let lease = take(&mut l, &a, clock);
+    let forged = l.complete(&completion(&b, lease, 1_000), clock).unwrap().0;
+    assert!(!forged.accepted);
+    assert!(
+        forged.reason.contains("another worker"),
+        "{}",
+        forged.reason
+    );
+    let hb = HeartbeatRequest {
+        worker_id: b.clone(),
+        lease: Some(lease),
+        release: true,
+        ..Default::default()
+    };
+    assert!(!l.heartbeat(&hb, clock).unwrap().0.keep_going);
+    let s = l.status(1, clock).unwrap();
+    assert_eq!(
+        (s.solutions, s.tasks_running),
+        (0, 1),
+        "the lease still holds"
+    );
+    assert!(
+        l.complete(&completion(&a, lease, 2), clock)
+            .unwrap()
+            .0
+            .accepted
+    );
+    assert_eq!(l.status(1, clock).unwrap().solutions, 2);
+    assert_eq!(l.ledger(1).unwrap()[0].ignored_completions, 1);
+}
+
+#[test]
+fn a_bad_split_is_refused_and_changes_nothing() {
+    let (mut l, w, clock) = ledger_with_count_job(1);
+    let a = take(&mut l, &w, clock);
+    let own = prefix(0);
+    let place = |pos, piece, rot| Forced { pos, piece, rot };
+    let bad: Vec<(Vec<Prefix>, &str)> = vec![
+        (vec![prefix(1)], "does not extend"),
+        (vec![own.clone()], "does not extend"),
+        (
+            vec![vec![place(1, 1, 0), place(0, 0, 0)]],
+            "does not extend",
+        ),
+        (vec![below(own.clone(), 2, 1)], "off the board"),
+        (vec![below(own.clone(), 1, 2)], "not in the set"),
+        (
+            vec![[own.clone(), vec![place(1, 1, 4)]].concat()],
+            "rotation",
+        ),
+        (vec![below(own.clone(), 0, 1)], "cell 0 is placed twice"),
+        (vec![below(own.clone(), 1, 0)], "piece 0 is placed twice"),
+        (vec![below(own.clone(), 1, 1); 9], "more than the 8"),
+    ];
+    let cp = checkpoint(own.clone(), 1, 5);
+    for (prefixes, why) in bad {
+        let split = pb::Split {
+            seq: 1,
+            prefixes: prefixes.iter().map(e2_proto::encode_prefix).collect(),
+        };
+        let hb = HeartbeatRequest {
+            worker_id: w.clone(),
+            lease: Some(a),
+            checkpoint: e2_proto::encode_checkpoint(Some(&cp)),
+            nodes: 5,
+            split: Some(split.clone()),
+            ..Default::default()
+        };
+        let e = l.heartbeat(&hb, clock).unwrap_err();
+        assert_eq!(e.code(), tonic::Code::InvalidArgument);
+        assert!(e.message().contains(why), "{why}: {}", e.message());
+        let done = pb::CompleteRequest {
+            split: Some(split),
+            ..completion(&w, a, 1)
+        };
+        assert!(l
+            .complete(&done, clock)
+            .unwrap_err()
+            .message()
+            .contains(why));
+        let tasks = l.ledger(1).unwrap();
+        assert_eq!(tasks.len(), 1);
+        let t = &tasks[0];
+        assert_eq!(
+            (t.split_seq, t.has_checkpoint, t.state.as_str()),
+            (0, false, "leased")
+        );
+    }
+    // The lease survived every refusal: a good split and completion count.
+    let good = pb::Split {
+        seq: 1,
+        prefixes: vec![e2_proto::encode_prefix(&below(own, 1, 1))],
+    };
+    let done = pb::CompleteRequest {
+        split: Some(good),
+        ..completion(&w, a, 1)
+    };
+    assert!(l.complete(&done, clock).unwrap().0.accepted);
+    assert_eq!(l.status(1, clock).unwrap().tasks_total, 2);
+}
+
+#[test]
+fn a_worker_claims_at_most_so_many_threads() {
+    let (mut l, _, clock) = ledger_with_count_job(1);
+    register(&mut l, u32::MAX, clock);
+    assert_eq!(l.worker_threads(), 1 + 1024);
 }

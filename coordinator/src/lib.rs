@@ -7,8 +7,9 @@
 //! change is acknowledged.
 //!
 //! - [`records`]: what is stored; [`store`]: the sled trees and batches;
-//! - [`ledger`]: the state and the rules (leases, epochs, splits, counts);
-//! - [`plan`]: cutting a new job into its first tasks;
+//! - [`ledger`]: the state and the rules (leases, epochs, splits, counts),
+//!   with one policy per kind of job (its first tasks, what a worker is
+//!   told, what a finished task means);
 //! - [`boards`]: re-scoring and checking reported boards;
 //! - [`service`] and [`server`]: the gRPC services and their lifecycle;
 //! - [`http`]: the operator endpoints (Prometheus metrics, status page);
@@ -25,7 +26,6 @@ pub mod boards;
 pub mod client;
 pub mod http;
 pub mod ledger;
-pub mod plan;
 pub mod puzzle_input;
 pub mod records;
 pub mod server;

@@ -23,12 +23,10 @@ use tokio_stream::Stream;
 use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status};
 
-use crate::ledger::{Clock, JobPlan, Ledger};
-use crate::plan;
+use crate::ledger::{self, Clock, JobPlan, Ledger};
 use crate::puzzle_input;
-use crate::records::{JobId, Mode};
+use crate::records::JobId;
 use crate::store::{Store, Writes};
-use e2_shared::engine::{Ask, BestSearch};
 
 pub struct Shared {
     ledger: Mutex<Ledger>,
@@ -163,31 +161,11 @@ pub const MAX_TIME_LIMIT_SECS: u64 = 100 * 365 * 24 * 3600;
 pub async fn submit(shared: &Shared, req: pb::SubmitRequest) -> Result<JobId, Status> {
     let puzzle = puzzle_input::read(&req.puzzle_json)
         .map_err(|e| Status::invalid_argument(e.to_string()))?;
-    let mode = match pb::Mode::try_from(req.mode) {
-        Ok(pb::Mode::Count) => Mode::Count,
-        Ok(pb::Mode::Best) => Mode::Best,
-        _ => return Err(Status::invalid_argument("mode: expected count or best")),
-    };
+    let mode = ledger::mode_from_wire(req.mode)
+        .ok_or_else(|| Status::invalid_argument("mode: expected count or best"))?;
     let engine = e2_proto::engine_from_wire(req.engine)
         .map_err(|e| Status::invalid_argument(e.to_string()))?;
-    let ask = match mode {
-        Mode::Count => Ask::Count,
-        Mode::Best => Ask::Best,
-    };
-    engine
-        .require(ask)
-        .map_err(|e| Status::invalid_argument(e.to_string()))?;
-    let search = match &req.search {
-        Some(wire) => {
-            e2_proto::search_from_wire(wire).map_err(|e| Status::invalid_argument(e.to_string()))?
-        }
-        None => BestSearch::default(),
-    };
-    if mode == Mode::Count && search != BestSearch::default() {
-        return Err(Status::invalid_argument(
-            "search: fill order, breaks and whole-tree runs apply to best jobs only",
-        ));
-    }
+    let search = ledger::admit(mode, engine, req.search.as_ref())?;
     let job = JobPlan {
         puzzle,
         mode,
@@ -215,7 +193,7 @@ pub async fn submit_plan(
     let planned = {
         let (puzzle, mode, engine, search) = (job.puzzle.clone(), job.mode, job.engine, job.search);
         tokio::task::spawn_blocking(move || {
-            plan::first_tasks(&puzzle, mode, engine, &search, threads)
+            ledger::first_tasks(&puzzle, mode, engine, &search, threads)
         })
         .await
         .map_err(|e| Status::internal(format!("planning failed: {e}")))?

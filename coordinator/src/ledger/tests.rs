@@ -1,0 +1,435 @@
+//! The ledger's rules, tested on its logical clock through its public API.
+
+use super::*;
+use e2_proto::pb::HeartbeatRequest;
+use e2_shared::search::{Checkpoint, Forced};
+
+fn puzzle() -> Puzzle {
+    Puzzle {
+        name: "pair".into(),
+        width: 2,
+        height: 1,
+        num_colors: 1,
+        pieces: vec![[0, 1, 0, 0], [0, 0, 0, 1]],
+        hints: vec![],
+    }
+}
+
+fn prefix(piece: usize) -> Prefix {
+    vec![Forced {
+        pos: 0,
+        piece,
+        rot: 0,
+    }]
+}
+
+/// `p` and one more placement.
+fn below(mut p: Prefix, pos: usize, piece: usize) -> Prefix {
+    p.push(Forced { pos, piece, rot: 0 });
+    p
+}
+
+fn ledger_with_job(
+    mode: Mode,
+    search: BestSearch,
+    prefixes: Vec<Prefix>,
+) -> (Ledger, String, Clock) {
+    let mut l = Ledger::new(
+        LedgerConfig::default(),
+        Loaded {
+            incarnation: 1,
+            ..Loaded::default()
+        },
+    );
+    let clock = Clock::now();
+    let w = l
+        .register(
+            &pb::RegisterRequest {
+                protocol_version: e2_proto::PROTOCOL_VERSION,
+                name: "t".into(),
+                threads: 1,
+            },
+            clock,
+        )
+        .unwrap()
+        .worker_id;
+    let plan = JobPlan {
+        puzzle: puzzle(),
+        mode,
+        engine: Engine::Dlx,
+        prefixes,
+        time_limit: None,
+        target_score: None,
+        top_k: None,
+        search,
+    };
+    l.submit(plan, clock);
+    (l, w, clock)
+}
+
+fn ledger_with_count_job(tasks: usize) -> (Ledger, String, Clock) {
+    let prefixes = (0..tasks).map(|i| prefix(i % 2)).collect();
+    ledger_with_job(Mode::Count, BestSearch::default(), prefixes)
+}
+
+fn take(l: &mut Ledger, w: &str, clock: Clock) -> pb::Lease {
+    let (reply, _) = l.lease(w, 1, clock).unwrap();
+    reply.assignments[0].lease.unwrap()
+}
+
+fn checkpoint(prefix: Prefix, solutions: u64, nodes: u64) -> Checkpoint {
+    Checkpoint {
+        engine: Engine::Dlx,
+        prefix,
+        path: vec![0],
+        solutions,
+        nodes,
+    }
+}
+
+fn completion(worker: &str, lease: pb::Lease, solutions: u64) -> pb::CompleteRequest {
+    pb::CompleteRequest {
+        worker_id: worker.into(),
+        lease: Some(lease),
+        solutions,
+        nodes: 10,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn a_wrong_protocol_version_is_refused_by_name() {
+    let (mut l, _, clock) = ledger_with_count_job(1);
+    let e = l
+        .register(
+            &pb::RegisterRequest {
+                protocol_version: 99,
+                ..Default::default()
+            },
+            clock,
+        )
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::FailedPrecondition);
+    assert!(e.message().contains("protocol version"), "{}", e.message());
+}
+
+#[test]
+fn a_replayed_completion_counts_once() {
+    let (mut l, w, clock) = ledger_with_count_job(2);
+    let a = take(&mut l, &w, clock);
+    let (r1, w1) = l.complete(&completion(&w, a, 3), clock).unwrap();
+    let (r2, _) = l.complete(&completion(&w, a, 3), clock).unwrap();
+    assert!(r1.accepted && w1.durable);
+    assert!(!r2.accepted, "{}", r2.reason);
+    let b = take(&mut l, &w, clock);
+    l.complete(&completion(&w, b, 4), clock).unwrap();
+    let s = l.status(1, clock).unwrap();
+    assert_eq!((s.solutions, s.state), (7, pb::JobState::Done as i32));
+    let ledger = l.ledger(1).unwrap();
+    assert!(ledger.iter().all(|t| t.completions == 1));
+    assert_eq!(ledger.iter().map(|t| t.ignored_completions).sum::<u32>(), 1);
+}
+
+#[test]
+fn a_completion_after_expiry_and_reissue_is_ignored() {
+    let (mut l, w, clock) = ledger_with_count_job(1);
+    let old = take(&mut l, &w, clock);
+    let later = clock.later(l.config().lease_ttl + Duration::from_secs(1));
+    l.expire(later);
+    let new = take(&mut l, &w, later);
+    assert_eq!(new.task_id, old.task_id);
+    assert_ne!(new.epoch, old.epoch);
+    let (r, _) = l.complete(&completion(&w, old, 5), later).unwrap();
+    assert!(!r.accepted);
+    let (hb, _) = l
+        .heartbeat(
+            &HeartbeatRequest {
+                worker_id: w.clone(),
+                lease: Some(old),
+                ..Default::default()
+            },
+            later,
+        )
+        .unwrap();
+    assert!(!hb.keep_going);
+    let (r, _) = l.complete(&completion(&w, new, 5), later).unwrap();
+    assert!(r.accepted);
+    assert_eq!(l.status(1, later).unwrap().solutions, 5);
+}
+
+#[test]
+fn a_split_is_applied_once_with_its_checkpoint() {
+    let (mut l, w, clock) = ledger_with_count_job(1);
+    let a = take(&mut l, &w, clock);
+    let cp = Checkpoint {
+        engine: Engine::Dlx,
+        prefix: prefix(0),
+        path: vec![],
+        solutions: 0,
+        nodes: 1,
+    };
+    let split = pb::Split {
+        seq: 1,
+        prefixes: vec![e2_proto::encode_prefix(&below(prefix(0), 1, 1))],
+    };
+    let hb = HeartbeatRequest {
+        worker_id: w.clone(),
+        lease: Some(a),
+        checkpoint: e2_proto::encode_checkpoint(Some(&cp)),
+        split: Some(split.clone()),
+        ..Default::default()
+    };
+    let (r, writes) = l.heartbeat(&hb, clock).unwrap();
+    assert!(r.keep_going && writes.durable);
+    l.heartbeat(&hb, clock).unwrap();
+    assert_eq!(l.status(1, clock).unwrap().tasks_total, 2);
+    let no_cp = HeartbeatRequest {
+        worker_id: w.clone(),
+        lease: Some(a),
+        split: Some(pb::Split { seq: 2, ..split }),
+        ..Default::default()
+    };
+    assert_eq!(
+        l.heartbeat(&no_cp, clock).unwrap_err().code(),
+        tonic::Code::InvalidArgument
+    );
+}
+
+#[test]
+fn a_release_requeues_from_the_checkpoint() {
+    let (mut l, w, clock) = ledger_with_count_job(1);
+    let a = take(&mut l, &w, clock);
+    let cp = checkpoint(prefix(0), 2, 5);
+    let hb = HeartbeatRequest {
+        worker_id: w.clone(),
+        lease: Some(a),
+        checkpoint: e2_proto::encode_checkpoint(Some(&cp)),
+        release: true,
+        ..Default::default()
+    };
+    l.heartbeat(&hb, clock).unwrap();
+    let (reply, _) = l.lease(&w, 1, clock).unwrap();
+    let work = e2_proto::decode_assignment(&reply.assignments[0]).unwrap();
+    assert_eq!(
+        work.kind,
+        e2_proto::TaskKind::Count {
+            checkpoint: Some(cp),
+            split_seq: 0
+        }
+    );
+}
+
+#[test]
+fn status_counts_what_checkpoints_keep_of_unfinished_tasks() {
+    let (mut l, w, clock) = ledger_with_count_job(2);
+    let a = take(&mut l, &w, clock);
+    l.complete(&completion(&w, a, 3), clock).unwrap();
+    let b = take(&mut l, &w, clock);
+    let cp = checkpoint(prefix(1), 4, 50);
+    let hb = |nodes: u64, release: bool| HeartbeatRequest {
+        worker_id: w.clone(),
+        lease: Some(b),
+        checkpoint: e2_proto::encode_checkpoint(Some(&cp)),
+        nodes,
+        release,
+        ..Default::default()
+    };
+    // Held: the holder's report counts when it is ahead of the checkpoint.
+    l.heartbeat(&hb(80, false), clock).unwrap();
+    let s = l.status(1, clock).unwrap();
+    assert_eq!((s.solutions, s.nodes), (3 + 4, 10 + 80));
+    // Handed back (as an interrupted count does): the checkpoint remains.
+    l.heartbeat(&hb(50, true), clock).unwrap();
+    let s = l.status(1, clock).unwrap();
+    assert_eq!((s.tasks_done, s.tasks_running), (1, 0));
+    assert_eq!((s.solutions, s.nodes), (3 + 4, 10 + 50));
+}
+
+#[test]
+fn an_unknown_worker_must_register() {
+    let (mut l, _, clock) = ledger_with_count_job(1);
+    let e = l.lease("nobody", 1, clock).unwrap_err();
+    assert_eq!(e.code(), tonic::Code::NotFound);
+    assert!(e.message().starts_with(e2_proto::UNKNOWN_WORKER));
+}
+
+/// The seed of the one assignment a lease hands out.
+fn take_best(l: &mut Ledger, w: &str, clock: Clock) -> (pb::Lease, u64) {
+    let (reply, _) = l.lease(w, 1, clock).unwrap();
+    let a = &reply.assignments[0];
+    match &a.kind {
+        Some(pb::assignment::Kind::Best(b)) => (a.lease.unwrap(), b.seed),
+        other => panic!("not a best task: {other:?}"),
+    }
+}
+
+#[test]
+fn a_count_completion_adds_its_solutions_once_and_ends_the_job_with_its_last_task() {
+    let (mut l, w, clock) = ledger_with_count_job(2);
+    let a = take(&mut l, &w, clock);
+    let b = take(&mut l, &w, clock);
+    let (r, writes) = l.complete(&completion(&w, a, 3), clock).unwrap();
+    assert!(r.accepted && writes.durable);
+    let s = l.status(1, clock).unwrap();
+    assert_eq!((s.solutions, s.tasks_done), (3, 1));
+    assert_eq!(s.state, pb::JobState::Running as i32, "a task is left");
+    // The same lease again, later: the task is finished, nothing is added.
+    let later = clock.later(Duration::from_secs(1));
+    assert!(!l.complete(&completion(&w, a, 3), later).unwrap().0.accepted);
+    assert_eq!(l.status(1, later).unwrap().solutions, 3);
+    assert!(l.complete(&completion(&w, b, 4), later).unwrap().0.accepted);
+    let s = l.status(1, later).unwrap();
+    assert_eq!((s.solutions, s.tasks_done, s.nodes), (7, 2, 20));
+    assert_eq!(s.state, pb::JobState::Done as i32);
+    let tasks = l.ledger(1).unwrap();
+    assert!(tasks.iter().all(|t| t.state == "done" && !t.has_checkpoint));
+    assert_eq!(
+        tasks.iter().map(|t| t.solutions).collect::<Vec<_>>(),
+        vec![3, 4]
+    );
+}
+
+#[test]
+fn a_best_round_goes_round_again_with_a_new_seed() {
+    let (mut l, w, clock) = ledger_with_job(Mode::Best, BestSearch::default(), vec![prefix(0)]);
+    let (a, first_seed) = take_best(&mut l, &w, clock);
+    let (r, _) = l.complete(&completion(&w, a, 0), clock).unwrap();
+    assert!(r.accepted, "{}", r.reason);
+    let s = l.status(1, clock).unwrap();
+    assert_eq!(
+        s.state,
+        pb::JobState::Running as i32,
+        "rounds never finish a best job"
+    );
+    assert_eq!((s.tasks_done, s.nodes, s.eta_secs), (1, 10, None));
+    let later = clock.later(Duration::from_secs(1));
+    let (b, second_seed) = take_best(&mut l, &w, later);
+    assert_eq!(b.task_id, a.task_id);
+    assert_ne!(b.epoch, a.epoch);
+    assert_ne!(second_seed, first_seed);
+    assert!(l.complete(&completion(&w, b, 0), later).unwrap().0.accepted);
+    let tasks = l.ledger(1).unwrap();
+    assert_eq!((tasks.len(), tasks[0].state.as_str()), (1, "ready"));
+    assert_eq!((tasks[0].completions, tasks[0].nodes), (2, 20));
+    let s = l.status(1, later).unwrap();
+    assert_eq!((s.tasks_done, s.nodes, s.solutions), (2, 20, 0));
+}
+
+#[test]
+fn a_whole_tree_best_job_ends_with_its_one_run_and_counts_no_solutions() {
+    let search = BestSearch {
+        whole_tree: true,
+        ..BestSearch::default()
+    };
+    let (mut l, w, clock) = ledger_with_job(Mode::Best, search, vec![Vec::new()]);
+    let (a, _) = take_best(&mut l, &w, clock);
+    let (r, writes) = l.complete(&completion(&w, a, 5), clock).unwrap();
+    assert!(r.accepted && writes.durable, "{}", r.reason);
+    let s = l.status(1, clock).unwrap();
+    assert_eq!(s.state, pb::JobState::Done as i32);
+    assert_eq!((s.tasks_done, s.nodes, s.solutions), (1, 10, 0));
+    let tasks = l.ledger(1).unwrap();
+    assert_eq!((tasks[0].state.as_str(), tasks[0].completions), ("done", 1));
+    let later = clock.later(Duration::from_secs(1));
+    assert!(l.lease(&w, 1, later).unwrap().0.assignments.is_empty());
+    assert!(!l.complete(&completion(&w, a, 5), later).unwrap().0.accepted);
+}
+
+#[test]
+fn each_kind_plans_its_own_first_tasks() {
+    let p = puzzle();
+    let count = first_tasks(&p, Mode::Count, Engine::Dlx, &BestSearch::default(), 1).unwrap();
+    assert!(!count.is_empty() && count.iter().all(|t| !t.is_empty()));
+    let whole = BestSearch {
+        whole_tree: true,
+        ..BestSearch::default()
+    };
+    let one = first_tasks(&p, Mode::Best, Engine::Backtrack, &whole, 4).unwrap();
+    assert_eq!(one, vec![Vec::new()]);
+}
+
+fn register(l: &mut Ledger, threads: u32, clock: Clock) -> String {
+    let req = pb::RegisterRequest {
+        protocol_version: e2_proto::PROTOCOL_VERSION,
+        name: "other".into(),
+        threads,
+    };
+    l.register(&req, clock).unwrap().worker_id
+}
+
+#[test]
+fn a_bad_split_is_refused_and_changes_nothing() {
+    let (mut l, w, clock) = ledger_with_count_job(1);
+    let a = take(&mut l, &w, clock);
+    let own = prefix(0);
+    let place = |pos, piece, rot| Forced { pos, piece, rot };
+    let bad: Vec<(Vec<Prefix>, &str)> = vec![
+        (vec![prefix(1)], "does not extend"),
+        (vec![own.clone()], "does not extend"),
+        (
+            vec![vec![place(1, 1, 0), place(0, 0, 0)]],
+            "does not extend",
+        ),
+        (vec![below(own.clone(), 2, 1)], "off the board"),
+        (vec![below(own.clone(), 1, 2)], "not in the set"),
+        (
+            vec![[own.clone(), vec![place(1, 1, 4)]].concat()],
+            "rotation",
+        ),
+        (vec![below(own.clone(), 0, 1)], "cell 0 is placed twice"),
+        (vec![below(own.clone(), 1, 0)], "piece 0 is placed twice"),
+        (vec![below(own.clone(), 1, 1); 9], "more than the 8"),
+    ];
+    let cp = checkpoint(own.clone(), 1, 5);
+    for (prefixes, why) in bad {
+        let split = pb::Split {
+            seq: 1,
+            prefixes: prefixes.iter().map(e2_proto::encode_prefix).collect(),
+        };
+        let hb = HeartbeatRequest {
+            worker_id: w.clone(),
+            lease: Some(a),
+            checkpoint: e2_proto::encode_checkpoint(Some(&cp)),
+            nodes: 5,
+            split: Some(split.clone()),
+            ..Default::default()
+        };
+        let e = l.heartbeat(&hb, clock).unwrap_err();
+        assert_eq!(e.code(), tonic::Code::InvalidArgument);
+        assert!(e.message().contains(why), "{why}: {}", e.message());
+        let done = pb::CompleteRequest {
+            split: Some(split),
+            ..completion(&w, a, 1)
+        };
+        assert!(l
+            .complete(&done, clock)
+            .unwrap_err()
+            .message()
+            .contains(why));
+        let tasks = l.ledger(1).unwrap();
+        assert_eq!(tasks.len(), 1);
+        let t = &tasks[0];
+        assert_eq!(
+            (t.split_seq, t.has_checkpoint, t.state.as_str()),
+            (0, false, "leased")
+        );
+    }
+    // The lease survived every refusal: a good split and completion count.
+    let good = pb::Split {
+        seq: 1,
+        prefixes: vec![e2_proto::encode_prefix(&below(own, 1, 1))],
+    };
+    let done = pb::CompleteRequest {
+        split: Some(good),
+        ..completion(&w, a, 1)
+    };
+    assert!(l.complete(&done, clock).unwrap().0.accepted);
+    assert_eq!(l.status(1, clock).unwrap().tasks_total, 2);
+}
+
+#[test]
+fn a_worker_claims_at_most_so_many_threads() {
+    let (mut l, _, clock) = ledger_with_count_job(1);
+    register(&mut l, u32::MAX, clock);
+    assert_eq!(l.worker_threads(), 1 + 1024);
+}

@@ -109,6 +109,7 @@ impl Ledger {
                 tid,
                 LeaseInfo {
                     epoch,
+                    worker: worker_id.to_string(),
                     deadline: clock.now + ttl,
                     deadline_unix_ms,
                     since: clock.now,
@@ -219,6 +220,11 @@ impl Job {
         self.leased
             .get(&lease.task_id)
             .is_some_and(|l| l.epoch == lease.epoch)
+    }
+
+    /// Whether the current lease of `tid` was issued to `worker_id`.
+    pub(super) fn held_by(&self, tid: TaskId, worker_id: &str) -> bool {
+        self.leased.get(&tid).is_some_and(|l| l.worker == worker_id)
     }
 
     /// Renews the current lease of `tid` for another TTL and hands over

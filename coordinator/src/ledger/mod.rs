@@ -132,6 +132,8 @@ pub struct JobPlan {
 #[derive(Debug)]
 struct LeaseInfo {
     epoch: u64,
+    /// The worker it was issued to: the only one whose reports count.
+    worker: String,
     deadline: Instant,
     deadline_unix_ms: u64,
     /// When granted, or when its last split was applied.

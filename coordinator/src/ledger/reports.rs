@@ -6,8 +6,9 @@
 //! completion of the current lease finishes the task as its job's kind
 //! says; any other completion is ignored, and counted as ignored.
 //!
-//! A split is checked whole before any part of its report is applied: a
-//! refused report leaves the task as it was, still leased to its holder.
+//! Only the worker a lease was issued to may report on it, and a split is
+//! checked whole before any part of its report is applied: a refused
+//! report leaves the task as it was, still leased to its holder.
 
 use std::cmp::Reverse;
 use std::time::{Duration, Instant};
@@ -49,6 +50,7 @@ impl Ledger {
         let checkpoint = e2_proto::decode_checkpoint(&req.checkpoint)
             .map_err(|e| Status::invalid_argument(e.to_string()))?;
         let ttl = self.config.lease_ttl;
+        self.seen(&req.worker_id, clock);
         let mut writes = Writes::default();
         let Some(job) = self.jobs.get_mut(&lease.job_id) else {
             return Ok((stop("unknown job"), writes));
@@ -58,7 +60,7 @@ impl Ledger {
         }
         // A bad split is refused before anything of the report is applied.
         if let Some(split) = &req.split {
-            if job.holds(&lease) {
+            if job.holds(&lease) && job.held_by(lease.task_id, &req.worker_id) {
                 job.check_split(lease.task_id, split, checkpoint.is_some())?;
             }
         }
@@ -75,6 +77,9 @@ impl Ledger {
             ));
         }
         let tid = lease.task_id;
+        if !job.held_by(tid, &req.worker_id) {
+            return Ok((stop("the lease was issued to another worker"), writes));
+        }
         if let Some(split) = &req.split {
             job.split(tid, split, clock, &mut writes);
         }
@@ -102,6 +107,7 @@ impl Ledger {
         let lease = req
             .lease
             .ok_or_else(|| Status::invalid_argument("completion without a lease"))?;
+        self.seen(&req.worker_id, clock);
         let mut writes = Writes::default();
         let Some(job) = self.jobs.get_mut(&lease.job_id) else {
             return Ok((ignored("unknown job"), writes));
@@ -118,6 +124,11 @@ impl Ledger {
             Some(format!(
                 "stale lease (epoch {}): the task was re-queued or re-issued",
                 lease.epoch
+            ))
+        } else if !job.held_by(tid, &req.worker_id) {
+            Some(format!(
+                "the lease was issued to another worker, not to \"{}\"",
+                req.worker_id
             ))
         } else {
             None
@@ -163,6 +174,16 @@ impl Ledger {
             },
             writes,
         ))
+    }
+}
+
+impl Ledger {
+    /// A report from a registered worker shows it is still there, even
+    /// while all its threads are busy and it asks for no lease.
+    fn seen(&mut self, worker_id: &str, clock: Clock) {
+        if let Some(w) = self.workers.get_mut(worker_id) {
+            w.last_seen = clock.now;
+        }
     }
 }
 

@@ -358,6 +358,41 @@ fn register(l: &mut Ledger, threads: u32, clock: Clock) -> String {
 }
 
 #[test]
+fn only_the_holder_of_a_lease_may_report_on_it() {
+    let (mut l, a, clock) = ledger_with_count_job(1);
+    let b = register(&mut l, 1, clock);
+    let lease = take(&mut l, &a, clock);
+    let forged = l.complete(&completion(&b, lease, 1_000), clock).unwrap().0;
+    assert!(!forged.accepted);
+    assert!(
+        forged.reason.contains("another worker"),
+        "{}",
+        forged.reason
+    );
+    let hb = HeartbeatRequest {
+        worker_id: b.clone(),
+        lease: Some(lease),
+        release: true,
+        ..Default::default()
+    };
+    assert!(!l.heartbeat(&hb, clock).unwrap().0.keep_going);
+    let s = l.status(1, clock).unwrap();
+    assert_eq!(
+        (s.solutions, s.tasks_running),
+        (0, 1),
+        "the lease still holds"
+    );
+    assert!(
+        l.complete(&completion(&a, lease, 2), clock)
+            .unwrap()
+            .0
+            .accepted
+    );
+    assert_eq!(l.status(1, clock).unwrap().solutions, 2);
+    assert_eq!(l.ledger(1).unwrap()[0].ignored_completions, 1);
+}
+
+#[test]
 fn a_bad_split_is_refused_and_changes_nothing() {
     let (mut l, w, clock) = ledger_with_count_job(1);
     let a = take(&mut l, &w, clock);

@@ -49,16 +49,20 @@ async fn replayed_and_post_expiry_completions_count_once() {
     };
     let complete = |mut c: WorkerServiceClient<tonic::transport::Channel>,
                     lease: pb::Lease,
-                    solutions: u64| async move {
-        c.complete(pb::CompleteRequest {
-            lease: Some(lease),
-            solutions,
-            nodes: 1,
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
+                    solutions: u64| {
+        let worker_id = worker_id.clone();
+        async move {
+            c.complete(pb::CompleteRequest {
+                worker_id,
+                lease: Some(lease),
+                solutions,
+                nodes: 1,
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner()
+        }
     };
 
     // Each task reports 1 solution; the job total must equal the task count.

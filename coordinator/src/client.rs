@@ -287,6 +287,7 @@ pub fn status_json(s: &JobStatus) -> Value {
         "engine": e2_proto::engine_from_wire(s.engine).map_or("unknown", |e| e.name()),
         "puzzle": s.puzzle_name,
         "tasks_done": s.tasks_done,
+        "rounds_done": s.rounds_done,
         "tasks_total": s.tasks_total,
         "tasks_running": s.tasks_running,
         "nodes": s.nodes,
@@ -339,12 +340,15 @@ pub fn ledger_json(tasks: &[pb::TaskEntry]) -> Value {
 
 /// One line of `e2 watch`: tasks, rate, best score or count, ETA.
 pub fn progress_line(s: &JobStatus) -> String {
+    let tasks = if s.rounds_done > 0 || (mode_name(s) == "best" && s.tasks_done == 0) {
+        format!("{} tasks, {} rounds done", s.tasks_total, s.rounds_done)
+    } else {
+        format!("tasks {}/{}", s.tasks_done, s.tasks_total)
+    };
     let mut line = format!(
-        "job {} {}: tasks {}/{} ({} running), {}/s",
+        "job {} {}: {tasks} ({} running), {}/s",
         s.job_id,
         state_name(s),
-        s.tasks_done,
-        s.tasks_total,
         s.tasks_running,
         human(s.nodes_per_sec)
     );

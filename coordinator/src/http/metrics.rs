@@ -127,7 +127,7 @@ pub fn render(snapshot: &Snapshot) -> String {
         "e2_job_completions_total",
         "counter",
         "Completions the job accepted: finished tasks (count jobs) or finished rounds (best jobs).",
-        |j| Some(j.status.tasks_done),
+        |j| Some(j.status.tasks_done + j.status.rounds_done),
     );
     per_job(
         &mut out,

@@ -83,7 +83,7 @@ fn jobs_table(html: &mut String, jobs: &[JobFigures]) {
                 format!("{} / {}", s.tasks_done, s.tasks_total)
             } else {
                 // A best job's tasks go round again: what is done is rounds.
-                format!("{} rounds on {} tasks", s.tasks_done, s.tasks_total)
+                format!("{} rounds on {} tasks", s.rounds_done, s.tasks_total)
             },
             running = s.tasks_running,
             solutions = if count {

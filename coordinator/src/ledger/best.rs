@@ -83,6 +83,10 @@ impl JobPolicy for Rounds {
         true
     }
 
+    fn goes_round(&self) -> bool {
+        true
+    }
+
     /// A round is over; the prefix goes round again with a new seed.
     fn complete(
         &self,
@@ -95,10 +99,10 @@ impl JobPolicy for Rounds {
         let task = job.tasks.get_mut(&tid).expect("completed task exists");
         task.round += 1;
         task.completions += 1;
-        task.nodes += done.nodes;
+        task.nodes = task.nodes.saturating_add(done.nodes);
         writes.tasks.push(task.clone());
         job.rec.tasks_done += 1;
-        job.rec.nodes_done += done.nodes;
+        job.rec.nodes_done = job.rec.nodes_done.saturating_add(done.nodes);
         if !job.rec.state.is_over() {
             job.ready.push_back(tid);
         }

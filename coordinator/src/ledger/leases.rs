@@ -91,7 +91,7 @@ impl Ledger {
             let task = job.tasks.get_mut(&tid).expect("ready task exists");
             task.leases += 1;
             writes.tasks.push(task.clone());
-            let deadline_unix_ms = clock.unix_ms + ttl.as_millis() as u64;
+            let deadline_unix_ms = clock.unix_ms.saturating_add(super::millis(ttl));
             let lease = pb::Lease {
                 job_id,
                 task_id: tid,
@@ -237,7 +237,7 @@ impl Job {
     ) -> pb::HeartbeatReply {
         let l = self.leased.get_mut(&tid).expect("current lease");
         l.deadline = clock.now + ttl;
-        l.deadline_unix_ms = clock.unix_ms + ttl.as_millis() as u64;
+        l.deadline_unix_ms = clock.unix_ms.saturating_add(super::millis(ttl));
         pb::HeartbeatReply {
             keep_going: true,
             deadline_unix_ms: l.deadline_unix_ms,

@@ -109,7 +109,7 @@ impl Clock {
     pub fn later(self, by: Duration) -> Self {
         Clock {
             now: self.now + by,
-            unix_ms: self.unix_ms + by.as_millis() as u64,
+            unix_ms: self.unix_ms.saturating_add(millis(by)),
         }
     }
 }
@@ -263,7 +263,7 @@ impl Ledger {
             next_task_id: plan.prefixes.len() as u64,
             deadline_unix_ms: plan
                 .time_limit
-                .map(|t| clock.unix_ms + t.as_millis() as u64),
+                .map(|t| clock.unix_ms.saturating_add(millis(t))),
             target_score: plan.target_score,
             top_k: plan
                 .top_k
@@ -326,4 +326,10 @@ fn finish(job: &mut Job, state: JobState, error: Option<String>, clock: Clock) {
     job.ready.clear();
     job.leased.clear();
     tracing::info!(job = job.rec.id, state = state.name(), solutions = job.rec.solutions, best = ?job.rec.best_score, "job over");
+}
+
+/// A duration in whole milliseconds, saturating: time arithmetic in the
+/// ledger never wraps, whatever a peer or a flag asked for.
+pub(crate) fn millis(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }

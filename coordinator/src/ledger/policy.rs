@@ -59,6 +59,12 @@ pub(super) trait JobPolicy: Sync {
     /// Whether reaching the target score (or the maximum) ends the job.
     fn ends_at_target(&self) -> bool;
 
+    /// Whether the job's tasks go round again (so none is ever done, and
+    /// what it finishes are rounds, not tasks).
+    fn goes_round(&self) -> bool {
+        false
+    }
+
     /// Whether the job is over by time: by default, once a time limit it
     /// was given has passed.
     fn past_deadline(&self, job: &JobRecord, clock: Clock) -> bool {
@@ -170,8 +176,9 @@ pub(super) fn finish_task(
     task.checkpoint = None;
     writes.tasks.push(task.clone());
     job.rec.tasks_done += 1;
-    job.rec.solutions += done.solutions;
-    job.rec.nodes_done += done.nodes;
+    // Saturating: a total at the edge of u64 stays there rather than wrap.
+    job.rec.solutions = job.rec.solutions.saturating_add(done.solutions);
+    job.rec.nodes_done = job.rec.nodes_done.saturating_add(done.nodes);
     if job.no_task_left() && !job.rec.state.is_over() {
         finish(job, JobState::Done, None, clock);
     }

@@ -135,7 +135,7 @@ impl Ledger {
         };
         if let Some(reason) = why_ignored {
             let task = job.tasks.get_mut(&tid).expect("task exists");
-            task.ignored += 1;
+            task.ignored = task.ignored.saturating_add(1);
             writes.tasks.push(task.clone());
             tracing::info!(
                 job = lease.job_id,
@@ -189,7 +189,7 @@ impl Ledger {
 
 impl Job {
     pub(super) fn add_work(&mut self, nodes: u64, now: Instant) {
-        self.work += nodes;
+        self.work = self.work.saturating_add(nodes);
         self.samples.push_back((now, self.work));
         while self.samples.len() > 2
             && (self.samples.len() > 256

@@ -301,7 +301,11 @@ fn a_best_round_goes_round_again_with_a_new_seed() {
         pb::JobState::Running as i32,
         "rounds never finish a best job"
     );
-    assert_eq!((s.tasks_done, s.nodes, s.eta_secs), (1, 10, None));
+    // A round is done, never a task: the status says so, not "1 of 1 tasks".
+    assert_eq!(
+        (s.tasks_done, s.rounds_done, s.nodes, s.eta_secs),
+        (0, 1, 10, None)
+    );
     let later = clock.later(Duration::from_secs(1));
     let (b, second_seed) = take_best(&mut l, &w, later);
     assert_eq!(b.task_id, a.task_id);
@@ -312,7 +316,7 @@ fn a_best_round_goes_round_again_with_a_new_seed() {
     assert_eq!((tasks.len(), tasks[0].state.as_str()), (1, "ready"));
     assert_eq!((tasks[0].completions, tasks[0].nodes), (2, 20));
     let s = l.status(1, later).unwrap();
-    assert_eq!((s.tasks_done, s.nodes, s.solutions), (2, 20, 0));
+    assert_eq!((s.rounds_done, s.nodes, s.solutions), (2, 20, 0));
 }
 
 #[test]

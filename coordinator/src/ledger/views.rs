@@ -111,7 +111,17 @@ impl Ledger {
             mode: mode_to_wire(rec.mode) as i32,
             engine: e2_proto::engine_to_wire(rec.engine) as i32,
             puzzle_name: rec.puzzle.name.clone(),
-            tasks_done: rec.tasks_done,
+            // A job whose tasks go round finishes rounds, never tasks.
+            tasks_done: if job.policy().goes_round() {
+                0
+            } else {
+                rec.tasks_done
+            },
+            rounds_done: if job.policy().goes_round() {
+                rec.tasks_done
+            } else {
+                0
+            },
             tasks_total: rec.tasks_total,
             tasks_running: job.leased.len() as u64,
             solutions: rec.solutions + partial_solutions,

@@ -213,16 +213,7 @@ async fn count_with(puzzle: &Puzzle, engine: Engine, workers: usize) -> Result<C
     let running = coordinator(dir.path(), &stop).await?;
     let shared: Arc<Shared> = Arc::clone(&running.shared);
     let started = Instant::now();
-    let plan = JobPlan {
-        puzzle: puzzle.clone(),
-        mode: Mode::Count,
-        engine,
-        prefixes: Vec::new(),
-        time_limit: None,
-        target_score: None,
-        top_k: None,
-        search: Default::default(),
-    };
+    let plan = JobPlan::count(puzzle, engine);
     let job = service::submit_plan(&shared, plan, workers)
         .await
         .map_err(|s| anyhow!("{}", s.message()))?;
@@ -235,19 +226,12 @@ async fn count_with(puzzle: &Puzzle, engine: Engine, workers: usize) -> Result<C
             ))
         })
         .collect();
-    let mut changes = shared.subscribe();
-    let status = loop {
-        let status = shared
-            .read(|l, clock| l.status(job, clock))
-            .map_err(|s| anyhow!("{}", s.message()))?;
-        if e2_coordinator::client::is_over(&status) {
-            break status;
-        }
-        tokio::select! {
-            _ = changes.changed() => {}
-            _ = tokio::time::sleep(Duration::from_millis(200)) => {}
-        }
-    };
+    let mut last = None;
+    crate::embedded::wait_for_job(&shared, job, &CancellationToken::new(), |s| {
+        last = Some(s.clone())
+    })
+    .await?;
+    let status = last.ok_or_else(|| anyhow!("job {job}: no status"))?;
     let wall = started.elapsed();
     stop_workers.cancel();
     for h in handles {

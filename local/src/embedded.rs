@@ -81,16 +81,7 @@ pub async fn count(
     interrupt: CancellationToken,
     on_status: impl FnMut(&pb::JobStatus),
 ) -> Result<CountOutcome> {
-    let plan = JobPlan {
-        puzzle: puzzle.clone(),
-        mode: Mode::Count,
-        engine,
-        prefixes: Vec::new(),
-        time_limit: None,
-        target_score: None,
-        top_k: None,
-        search: BestSearch::default(),
-    };
+    let plan = JobPlan::count(puzzle, engine);
     let run = run_job(plan, data_dir, threads, interrupt, on_status).await?;
     Ok(CountOutcome {
         job_id: run.status.job_id,
@@ -228,7 +219,7 @@ async fn run_job(
 
 /// Waits until the job is over (true) or `interrupt` fires (false),
 /// telling `on_status` at most every half second and once at the end.
-async fn wait_for_job(
+pub(crate) async fn wait_for_job(
     shared: &Shared,
     job_id: u64,
     interrupt: &CancellationToken,

@@ -128,6 +128,22 @@ pub struct JobPlan {
     pub search: BestSearch,
 }
 
+impl JobPlan {
+    /// A count of `puzzle` with `engine`, to be cut into tasks on submission.
+    pub fn count(puzzle: &Puzzle, engine: Engine) -> Self {
+        JobPlan {
+            puzzle: puzzle.clone(),
+            mode: Mode::Count,
+            engine,
+            prefixes: Vec::new(),
+            time_limit: None,
+            target_score: None,
+            top_k: None,
+            search: BestSearch::default(),
+        }
+    }
+}
+
 /// One lease in flight: which epoch is current, and until when.
 #[derive(Debug)]
 struct LeaseInfo {

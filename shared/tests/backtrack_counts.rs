@@ -90,3 +90,49 @@ fn clue_puzzles_with_repeated_pieces_have_a_perfect_first_board() {
         assert_eq!(pieces, (0..puzzle.pieces.len()).collect::<Vec<_>>());
     }
 }
+
+/// The backtracker's own checks on a checkpoint: one taken under another
+/// prefix, a path its walk cannot take, a prefix off the board, each with
+/// a message that says which.
+#[test]
+fn checkpoints_and_prefixes_the_walk_cannot_take_are_refused_by_name() {
+    use e2_shared::backtrack::prefixes;
+    use e2_shared::generator::{generate, GenSpec};
+    use e2_shared::search::Checkpoint;
+    let puzzle = generate(&GenSpec {
+        colours: Some(7),
+        border_colours: Some(2),
+        ..GenSpec::square(5, 1)
+    })
+    .unwrap()
+    .puzzle;
+    let mut bt = Backtracker::new(&puzzle, FillOrder::RowMajor, &Prefix::new()).unwrap();
+    let cp = bt
+        .count(&Limits {
+            max_nodes: Some(10),
+            ..Limits::default()
+        })
+        .checkpoint
+        .unwrap();
+    let mut other = prefixes(&puzzle, FillOrder::RowMajor, 1).unwrap().remove(0);
+    let e = Backtracker::new(&puzzle, FillOrder::RowMajor, &other)
+        .unwrap()
+        .resume(&cp, &Limits::default(), |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("prefix"), "{e}");
+    let bad_path = Checkpoint {
+        path: vec![999],
+        ..cp
+    };
+    let e = bt
+        .resume(&bad_path, &Limits::default(), |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("level 0") && e.contains("999"), "{e}");
+    other[0].pos = 99;
+    let e = Backtracker::new(&puzzle, FillOrder::RowMajor, &other)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("prefix entry 0") && e.contains("outside"), "{e}");
+}

@@ -315,3 +315,124 @@ fn clue_puzzles_first_boards_are_perfect() {
         assert_eq!(score(&first), max_score(puzzle.width, puzzle.height));
     }
 }
+
+/// A generated 5×5 (7 colours, 2 on the border) with a few boards and
+/// enough nodes to poll.
+fn generated_5x5() -> Puzzle {
+    use e2_shared::generator::{generate, GenSpec};
+    generate(&GenSpec {
+        colours: Some(7),
+        border_colours: Some(2),
+        ..GenSpec::square(5, 1)
+    })
+    .unwrap()
+    .puzzle
+}
+
+/// DLX's own limits: a solution limit and a short poll interval leave
+/// checkpoints that resume to the uninterrupted count, node for node.
+#[test]
+fn a_solution_limit_or_an_early_stop_leaves_a_resumable_checkpoint() {
+    use e2_shared::dlx::resume;
+    use e2_shared::search::Control;
+    let puzzle = generated_5x5();
+    let total = count_puzzle(&puzzle, &Vec::new(), &Limits::none(), Hooks::default()).unwrap();
+    assert!(total.solutions >= 2, "{}", total.solutions);
+    let control = Control::new();
+    control.stop();
+    let limits = Limits {
+        poll_interval: 64,
+        ..Limits::none()
+    };
+    let hooks = Hooks {
+        control: Some(&control),
+        ..Hooks::default()
+    };
+    let stopped = count_puzzle(&puzzle, &Vec::new(), &limits, hooks).unwrap();
+    assert_eq!((stopped.end, stopped.nodes), (RunEnd::Stopped, 64));
+    let two = count_puzzle(
+        &puzzle,
+        &Vec::new(),
+        &Limits::solutions(2),
+        Hooks::default(),
+    )
+    .unwrap();
+    assert_eq!((two.solutions, two.end), (2, RunEnd::FoundFirst));
+    for cp in [stopped.checkpoint, two.checkpoint] {
+        let rest = resume(&puzzle, &cp.unwrap(), &Limits::none(), Hooks::default()).unwrap();
+        assert_eq!((rest.solutions, rest.nodes), (total.solutions, total.nodes));
+    }
+}
+
+/// A DLX split accounts for every node: the kept run and the donated
+/// subtrees visit exactly the nodes of the whole run (the contract asks
+/// only for no more).
+#[test]
+fn a_split_accounts_for_every_node() {
+    use e2_shared::search::Control;
+    let puzzle = generated_5x5();
+    let total = count_puzzle(&puzzle, &Vec::new(), &Limits::none(), Hooks::default()).unwrap();
+    let control = Control::new();
+    control.request_split();
+    let limits = Limits {
+        poll_interval: 64,
+        ..Limits::none()
+    };
+    let hooks = Hooks {
+        control: Some(&control),
+        ..Hooks::default()
+    };
+    let kept = count_puzzle(&puzzle, &Vec::new(), &limits, hooks).unwrap();
+    assert_eq!(kept.end, RunEnd::Finished);
+    let donated = control.take_donated();
+    assert!(!donated.is_empty());
+    let (solutions, nodes) = donated.iter().fold((0, 0), |(s, n), p| {
+        let r = count_puzzle(&puzzle, p, &Limits::none(), Hooks::default()).unwrap();
+        (s + r.solutions, n + r.nodes)
+    });
+    assert_eq!(kept.solutions + solutions, total.solutions);
+    assert_eq!(kept.nodes + nodes, total.nodes);
+}
+
+/// A prefix no perfect board can have (an inner piece in a corner, a cell
+/// forced twice) is an empty subtree, not an error; one off the board is.
+#[test]
+fn infeasible_prefixes_count_nothing_and_malformed_ones_are_refused() {
+    use e2_shared::search::Forced;
+    let puzzle = generated_5x5();
+    let count = |prefix: &Vec<Forced>| {
+        count_puzzle(&puzzle, prefix, &Limits::none(), Hooks::default())
+            .unwrap()
+            .solutions
+    };
+    let inner = puzzle
+        .pieces
+        .iter()
+        .position(|p| p.iter().all(|&c| c != 0))
+        .expect("a 5x5 has inner pieces");
+    let corner = vec![Forced {
+        pos: 0,
+        piece: inner,
+        rot: 0,
+    }];
+    assert_eq!(count(&corner), 0);
+    let first = e2_shared::dlx::prefixes(&puzzle, 1).unwrap()[0][0];
+    let other = (0..puzzle.pieces.len())
+        .find(|&p| p != first.piece)
+        .unwrap();
+    let twice = vec![
+        first,
+        Forced {
+            piece: other,
+            ..first
+        },
+    ];
+    assert_eq!(count(&twice), 0);
+    let outside = vec![Forced {
+        pos: 99,
+        piece: 0,
+        rot: 0,
+    }];
+    let e = count_puzzle(&puzzle, &outside, &Limits::none(), Hooks::default()).unwrap_err();
+    assert!(e.to_string().contains("prefix placement 0"), "{e}");
+}

@@ -45,8 +45,8 @@ mod walk;
 
 pub use best::{BestConfig, BestReport, BreakSchedule};
 
-pub use crate::engine::{CountReport, FirstReport, Limits};
 use crate::engine::Engine;
+pub use crate::engine::{CountReport, FirstReport, Limits};
 use crate::error::{Error, Result};
 use crate::model::{Board, Puzzle};
 use crate::order::FillOrder;

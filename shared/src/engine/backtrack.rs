@@ -45,10 +45,7 @@ impl Contract for Backtrack {
     }
 
     fn first(subtree: &Subtree<'_>, limits: &Limits<'_>) -> Result<FirstReport> {
-        Ok(
-            Backtracker::new(subtree.puzzle, subtree.order, subtree.prefix)?
-                .first_solution(limits),
-        )
+        Ok(Backtracker::new(subtree.puzzle, subtree.order, subtree.prefix)?.first_solution(limits))
     }
 
     fn best(

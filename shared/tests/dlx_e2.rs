@@ -48,6 +48,10 @@ fn assert_all_perfect_and_distinct(puzzle: &Puzzle, boards: &[Board]) {
 
 /// Published exhaustive counts (shared/data/README.md).
 #[test]
+#[cfg_attr(
+    e2_no_data,
+    ignore = "needs ../shared/data (community files), absent on this clone"
+)]
 fn brendan_small_puzzles_have_their_published_counts() {
     for (file, published) in [
         ("brendan/s1_04x04.json", 36),
@@ -55,9 +59,7 @@ fn brendan_small_puzzles_have_their_published_counts() {
         ("brendan/s2_04x04.json", 48),
         ("brendan/s2_05x05.json", 4),
     ] {
-        let Some(puzzle) = common::puzzle(file) else {
-            return;
-        };
+        let puzzle = common::puzzle(file);
         let (count, found) = boards(&puzzle);
         assert_eq!(count, published, "{file}");
         assert_eq!(found.len() as u64, published, "{file}");
@@ -67,14 +69,14 @@ fn brendan_small_puzzles_have_their_published_counts() {
 
 /// The encoding is, option for option, the project's `.dlx` files.
 #[test]
+#[cfg_attr(
+    e2_no_data,
+    ignore = "needs ../shared/data (community files), absent on this clone"
+)]
 fn encoding_matches_the_dlx_data_files() {
     for name in ["s1_06x06", "s2_06x06"] {
-        let (Some(puzzle), Some(text)) = (
-            common::puzzle(&format!("brendan/{name}.json")),
-            common::data_file(&format!("dlx/{name}.dlx")),
-        ) else {
-            return;
-        };
+        let puzzle = common::puzzle(&format!("brendan/{name}.json"));
+        let text = common::data_file(&format!("dlx/{name}.dlx"));
         let cover = E2Cover::new(&puzzle).unwrap();
         let expected: String = text
             .lines()
@@ -89,15 +91,13 @@ fn encoding_matches_the_dlx_data_files() {
 /// 92.5M nodes, s2 33.6M). Run with
 /// `cargo test --release -p e2-shared --test dlx_e2 -- --ignored`.
 #[test]
-#[ignore]
+#[ignore = "slow (about 110 s in release); needs ../shared/data"]
 fn brendan_6x6_puzzles_have_their_published_counts() {
     for (file, published) in [
         ("brendan/s1_06x06.json", 260),
         ("brendan/s2_06x06.json", 160),
     ] {
-        let Some(puzzle) = common::puzzle(file) else {
-            return;
-        };
+        let puzzle = common::puzzle(file);
         let (count, found) = boards(&puzzle);
         assert_eq!(count, published, "{file}");
         assert_all_perfect_and_distinct(&puzzle, &found);
@@ -106,12 +106,10 @@ fn brendan_6x6_puzzles_have_their_published_counts() {
 
 /// Slow as above: `cargo test --release -p e2-shared --test dlx_e2 -- --ignored`.
 #[test]
-#[ignore]
+#[ignore = "slow (about 110 s in release); needs ../shared/data"]
 fn brendan_6x6_dlx_files_have_their_published_counts() {
     for (file, published) in [("dlx/s1_06x06.dlx", 260), ("dlx/s2_06x06.dlx", 160)] {
-        let Some(text) = common::data_file(file) else {
-            return;
-        };
+        let text = common::data_file(file);
         let counted = count_text(&text, false, &Limits::none(), None).unwrap();
         assert_eq!(counted.solutions, published, "{file}");
     }
@@ -120,10 +118,12 @@ fn brendan_6x6_dlx_files_have_their_published_counts() {
 /// Hints filter the boards: the hinted count is the number of unhinted
 /// boards that agree with the hints, and each reported board honours them.
 #[test]
+#[cfg_attr(
+    e2_no_data,
+    ignore = "needs ../shared/data (community files), absent on this clone"
+)]
 fn hints_keep_exactly_the_agreeing_boards() {
-    let Some(puzzle) = common::puzzle("brendan/s1_05x05.json") else {
-        return;
-    };
+    let puzzle = common::puzzle("brendan/s1_05x05.json");
     let (_, all) = boards(&puzzle);
     let mut rng = Rng::new(55);
     for _ in 0..4 {
@@ -154,10 +154,12 @@ fn hints_keep_exactly_the_agreeing_boards() {
 }
 
 #[test]
+#[cfg_attr(
+    e2_no_data,
+    ignore = "needs ../shared/data (community files), absent on this clone"
+)]
 fn first_solution_and_uniqueness() {
-    let Some(puzzle) = common::puzzle("brendan/s2_05x05.json") else {
-        return;
-    };
+    let puzzle = common::puzzle("brendan/s2_05x05.json");
     let first = first_solution(&puzzle).unwrap().unwrap();
     assert_eq!(score(&first), max_score(5, 5));
     assert!(!is_unique(&puzzle).unwrap(), "s2 5x5 has 4 boards");
@@ -305,11 +307,13 @@ fn repeated_pieces_count_distinct_boards() {
 
 /// The official clue puzzles repeat pieces; their first board is perfect.
 #[test]
+#[cfg_attr(
+    e2_no_data,
+    ignore = "needs ../shared/data (community files), absent on this clone"
+)]
 fn clue_puzzles_first_boards_are_perfect() {
     for file in ["clue_puzzles/clue1.json", "clue_puzzles/clue3.json"] {
-        let Some(puzzle) = common::puzzle(file) else {
-            return;
-        };
+        let puzzle = common::puzzle(file);
         assert!(puzzle.validate().is_err(), "{file} repeats pieces");
         let first = first_solution(&puzzle).unwrap().expect(file);
         assert_eq!(score(&first), max_score(puzzle.width, puzzle.height));

@@ -6,7 +6,7 @@ mod cluster_support;
 
 use std::time::{Duration, Instant};
 
-use cluster_support::{data, read_puzzle, Cluster};
+use cluster_support::{read_puzzle, Cluster, Gen};
 use e2_shared::Board;
 use serde_json::Value;
 
@@ -46,16 +46,14 @@ fn checked_best(cluster: &Cluster, job: u64, puzzle: &e2_shared::Puzzle) -> Opti
 
 #[test]
 fn best_boards_rescore_honour_hints_and_never_get_worse() {
-    let Some(source) = data("brendan/s1_05x05.json") else {
-        return;
-    };
     let mut cluster = Cluster::new();
-    // A hint (piece 20 turned once on cell 6) that every board must honour.
-    let mut json: Value = serde_json::from_str(&std::fs::read_to_string(&source).unwrap()).unwrap();
-    json["hints"] = serde_json::json!([{"pos": 6, "piece": 20, "rot": 1}]);
-    let path = cluster.dir.path().join("hinted.json");
-    std::fs::write(&path, json.to_string()).unwrap();
+    // A generated 5×5 with the five official hint cells scaled to it,
+    // which every board must honour.
+    let path = Gen::new(5, 8, 3, 4)
+        .hints("official5")
+        .write(cluster.dir.path());
     let puzzle = read_puzzle(&path);
+    assert_eq!(puzzle.hints.len(), 5);
 
     cluster.start_coordinator(&["--best-budget", "3000"]);
     cluster.start_worker(1, &[]);

@@ -1,23 +1,36 @@
 //! Counts on a real cluster (a coordinator and worker processes on
 //! 127.0.0.1) equal the single-process engine count, also when a worker or
 //! the coordinator is killed mid-job.
+//!
+//! The puzzles are generated (`e2 generate`), sized so that each job is
+//! still running when the test kills or stops something: the tests check
+//! that, and fail rather than prove nothing.
 
 mod cluster_support;
 
 use std::collections::HashMap;
 use std::time::Duration;
 
-use cluster_support::{data, engine_count, Cluster};
+use cluster_support::{data, engine_count, Cluster, Gen};
 use e2_shared::engine::Engine;
 
 const JOB_TIME: Duration = Duration::from_secs(120);
 
+/// 5×5, 6 colours (2 on the border): hundreds of boards, about a second of
+/// DLX.
+const MANY_BOARDS: Gen = Gen::new(5, 6, 2, 1);
+/// 5×5 as above, another seed: about three seconds of DLX.
+const A_FEW_SECONDS: Gen = Gen::new(5, 6, 2, 2);
+/// 6×6, 8 colours (3 on the border): a couple of seconds for the
+/// backtracker, far longer for DLX.
+const SIX: Gen = Gen::new(6, 8, 3, 1);
+/// 5×5, 7 colours: a handful of boards, a fraction of a second.
+const SMALL: Gen = Gen::new(5, 7, 2, 1);
+
 #[test]
 fn two_workers_count_what_one_process_counts_with_both_engines() {
-    let Some(puzzle) = data("brendan/s1_05x05.json") else {
-        return;
-    };
     let mut cluster = Cluster::new();
+    let puzzle = MANY_BOARDS.write(cluster.dir.path());
     cluster.start_coordinator(&[]);
     cluster.start_worker(1, &[]);
     cluster.start_worker(1, &[]);
@@ -47,11 +60,9 @@ fn frac_done(s: &serde_json::Value) -> f64 {
 
 #[test]
 fn a_killed_worker_loses_nothing_and_a_stopped_one_hands_back() {
-    let Some(puzzle) = data("brendan/s1_05x05.json") else {
-        return;
-    };
-    let expected = engine_count(&puzzle, Engine::Backtrack);
     let mut cluster = Cluster::new();
+    let puzzle = SIX.write(cluster.dir.path());
+    let expected = engine_count(&puzzle, Engine::Backtrack);
     cluster.start_coordinator(&[]);
     cluster.start_worker(1, &[]);
     cluster.start_worker(1, &[]);
@@ -81,11 +92,9 @@ fn a_killed_worker_loses_nothing_and_a_stopped_one_hands_back() {
 
 #[test]
 fn a_restarted_coordinator_resumes_without_rerunning_finished_tasks() {
-    let Some(puzzle) = data("brendan/s1_05x05.json") else {
-        return;
-    };
-    let expected = engine_count(&puzzle, Engine::Dlx);
     let mut cluster = Cluster::new();
+    let puzzle = A_FEW_SECONDS.write(cluster.dir.path());
+    let expected = engine_count(&puzzle, Engine::Dlx);
     cluster.start_coordinator(&[]);
     cluster.start_worker(1, &[]);
     cluster.start_worker(1, &[]);
@@ -128,10 +137,9 @@ fn a_restarted_coordinator_resumes_without_rerunning_finished_tasks() {
 /// checkpoints: they are ready again, resumable, not lost and not done.
 #[test]
 fn a_stopped_worker_hands_its_tasks_back_with_checkpoints() {
-    let Some(puzzle) = data("brendan/s2_06x06.json") else {
-        return;
-    };
     let mut cluster = Cluster::new();
+    // DLX on a 6×6 without hints: each task runs for seconds.
+    let puzzle = SIX.write(cluster.dir.path());
     cluster.start_coordinator(&["--checkpoint-ms", "150"]);
     cluster.start_worker(2, &[]);
     let job = cluster.submit(&puzzle, &["--mode", "count", "--engine", "dlx"]);
@@ -172,11 +180,9 @@ fn a_stopped_worker_hands_its_tasks_back_with_checkpoints() {
 /// tasks run long enough for idle workers to have them split. Run with
 /// `cargo test -p e2 --test cluster_count -- --ignored`.
 #[test]
-#[ignore]
+#[ignore = "long (about a minute); needs ../shared/data"]
 fn a_long_count_with_splits_keeps_the_published_count() {
-    let Some(puzzle) = data("brendan/s1_06x06.json") else {
-        return;
-    };
+    let puzzle = data("brendan/s1_06x06.json");
     let mut cluster = Cluster::new();
     cluster.start_coordinator(&["--split-after-ms", "100"]);
     cluster.start_worker(1, &[]);
@@ -198,11 +204,9 @@ fn a_long_count_with_splits_keeps_the_published_count() {
 /// and the final count.
 #[test]
 fn watch_follows_a_count_to_its_end() {
-    let Some(puzzle) = data("brendan/s2_05x05.json") else {
-        return;
-    };
-    let expected = engine_count(&puzzle, Engine::Dlx);
     let mut cluster = Cluster::new();
+    let puzzle = SMALL.write(cluster.dir.path());
+    let expected = engine_count(&puzzle, Engine::Dlx);
     cluster.start_coordinator(&[]);
     let job = cluster.submit(&puzzle, &["--mode", "count", "--engine", "dlx"]);
     cluster.start_worker(1, &[]);

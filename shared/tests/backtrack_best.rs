@@ -58,10 +58,12 @@ fn run(puzzle: &Puzzle, order: FillOrder, config: &BestConfig) -> (Vec<Board>, u
 }
 
 #[test]
+#[cfg_attr(
+    e2_no_data,
+    ignore = "needs ../shared/data (community files), absent on this clone"
+)]
 fn strict_search_solves_a_small_puzzle_without_a_break() {
-    let Some(puzzle) = common::puzzle("brendan/s2_05x05.json") else {
-        return;
-    };
+    let puzzle = common::puzzle("brendan/s2_05x05.json");
     let config = BestConfig::default();
     let (boards, best) = run(&puzzle, FillOrder::RowMajor, &config);
     for b in &boards {
@@ -72,10 +74,12 @@ fn strict_search_solves_a_small_puzzle_without_a_break() {
 }
 
 #[test]
+#[cfg_attr(
+    e2_no_data,
+    ignore = "needs ../shared/data (community files), absent on this clone"
+)]
 fn strict_search_on_a_variant_reports_ever_deeper_perfect_boards() {
-    let Some(puzzle) = common::puzzle("variants/variant_03.json") else {
-        return;
-    };
+    let puzzle = common::puzzle("variants/variant_03.json");
     let config = BestConfig {
         node_budget: Some(3_000_000),
         restart_nodes: Some(500_000),
@@ -93,10 +97,12 @@ fn strict_search_on_a_variant_reports_ever_deeper_perfect_boards() {
 }
 
 #[test]
+#[cfg_attr(
+    e2_no_data,
+    ignore = "needs ../shared/data (community files), absent on this clone"
+)]
 fn break_tolerant_search_keeps_the_cap_and_the_frame() {
-    let Some(puzzle) = common::puzzle("variants/variant_00.json") else {
-        return;
-    };
+    let puzzle = common::puzzle("variants/variant_00.json");
     for (order, schedule) in [
         (FillOrder::RowMajor, BreakSchedule::Ramp { from: 120 }),
         (FillOrder::VerhaardComb, BreakSchedule::blackwood()),
@@ -120,10 +126,12 @@ fn break_tolerant_search_keeps_the_cap_and_the_frame() {
 }
 
 #[test]
+#[cfg_attr(
+    e2_no_data,
+    ignore = "needs ../shared/data (community files), absent on this clone"
+)]
 fn the_same_seed_and_budget_find_the_same_board() {
-    let Some(puzzle) = common::puzzle("variants/variant_07.json") else {
-        return;
-    };
+    let puzzle = common::puzzle("variants/variant_07.json");
     let config = BestConfig {
         max_breaks: 20,
         schedule: BreakSchedule::Ramp { from: 100 },

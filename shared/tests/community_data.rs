@@ -1,7 +1,8 @@
 //! The formats against the community's own files (`shared/data`): a round
 //! trip or a score that matches them is evidence, not self-agreement.
 //!
-//! Every test skips with a notice when the data directory is absent.
+//! Every test needs the data: on a clone without it they are ignored
+//! (`shared/build.rs`).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -17,15 +18,12 @@ use serde_json::Value;
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data");
 
-/// The data directory, or `None` (after saying so) when it is absent.
-fn data() -> Option<PathBuf> {
+/// The data directory; its absence is a failure here (the tests are
+/// ignored on clones built without it).
+fn data() -> PathBuf {
     let dir = PathBuf::from(DATA);
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: community data not found at {DATA}");
-        None
-    }
+    assert!(dir.is_dir(), "community data not found at {DATA}");
+    dir
 }
 
 fn text(path: &Path) -> String {
@@ -67,8 +65,12 @@ fn known_boards(dir: &Path) -> Vec<KnownBoard> {
 }
 
 #[test]
+#[cfg_attr(
+    e2_no_data,
+    ignore = "needs ../shared/data (community files), absent on this clone"
+)]
 fn every_known_board_scores_its_claim() {
-    let Some(dir) = data() else { return };
+    let dir = data();
     let boards = known_boards(&dir);
     assert_eq!(boards.len(), 21);
     let mut checked = 0;
@@ -89,8 +91,12 @@ fn every_known_board_scores_its_claim() {
 }
 
 #[test]
+#[cfg_attr(
+    e2_no_data,
+    ignore = "needs ../shared/data (community files), absent on this clone"
+)]
 fn every_filled_cell_of_every_known_board_is_one_official_piece() {
-    let Some(dir) = data() else { return };
+    let dir = data();
     let set = official_set(&dir);
     let index = set.index();
     for b in known_boards(&dir) {
@@ -118,8 +124,12 @@ fn every_filled_cell_of_every_known_board_is_one_official_piece() {
 }
 
 #[test]
+#[cfg_attr(
+    e2_no_data,
+    ignore = "needs ../shared/data (community files), absent on this clone"
+)]
 fn boards_with_their_own_board_pieces_agree_with_the_edges() {
-    let Some(dir) = data() else { return };
+    let dir = data();
     let set = official_set(&dir);
     let mut with_overlay = Vec::new();
     for b in known_boards(&dir) {
@@ -150,8 +160,12 @@ fn boards_with_their_own_board_pieces_agree_with_the_edges() {
 }
 
 #[test]
+#[cfg_attr(
+    e2_no_data,
+    ignore = "needs ../shared/data (community files), absent on this clone"
+)]
 fn the_clues_board_shows_the_official_clues() {
-    let Some(dir) = data() else { return };
+    let dir = data();
     let set = official_set(&dir);
     let clues = known_boards(&dir)
         .into_iter()
@@ -175,8 +189,12 @@ fn the_clues_board_shows_the_official_clues() {
 }
 
 #[test]
+#[cfg_attr(
+    e2_no_data,
+    ignore = "needs ../shared/data (community files), absent on this clone"
+)]
 fn known_boards_survive_every_output_format() {
-    let Some(dir) = data() else { return };
+    let dir = data();
     let set = official_set(&dir);
     for b in known_boards(&dir) {
         let conversion = convert(&Decoded::Board(b.input.clone()), Some(&set))
@@ -241,8 +259,12 @@ fn sorted(mut hints: Vec<Hint>) -> Vec<Hint> {
 }
 
 #[test]
+#[cfg_attr(
+    e2_no_data,
+    ignore = "needs ../shared/data (community files), absent on this clone"
+)]
 fn variant_csv_files_read_back_equal_to_their_json() {
-    let Some(dir) = data() else { return };
+    let dir = data();
     let manifest: Value = serde_json::from_str(&text(&dir.join("variants/manifest.json"))).unwrap();
     let official = official_set(&dir);
     assert_eq!(official.hints.len(), 5);
@@ -285,8 +307,12 @@ fn variant_csv_files_read_back_equal_to_their_json() {
 }
 
 #[test]
+#[cfg_attr(
+    e2_no_data,
+    ignore = "needs ../shared/data (community files), absent on this clone"
+)]
 fn puzzle_files_are_written_back_byte_for_byte() {
-    let Some(dir) = data() else { return };
+    let dir = data();
     let official_path = dir.join("official/official_eternity2.csv");
     let official = text(&official_path);
     assert_eq!(
@@ -314,8 +340,12 @@ fn puzzle_files_are_written_back_byte_for_byte() {
 }
 
 #[test]
+#[cfg_attr(
+    e2_no_data,
+    ignore = "needs ../shared/data (community files), absent on this clone"
+)]
 fn clue_puzzles_repeat_pieces_and_need_permission() {
-    let Some(dir) = data() else { return };
+    let dir = data();
     for (n, (width, height)) in [(6, 6), (12, 6), (6, 6), (12, 6)].into_iter().enumerate() {
         let path = dir.join(format!("clue_puzzles/clue{}.json", n + 1));
         let json = text(&path);
@@ -331,8 +361,12 @@ fn clue_puzzles_repeat_pieces_and_need_permission() {
 }
 
 #[test]
+#[cfg_attr(
+    e2_no_data,
+    ignore = "needs ../shared/data (community files), absent on this clone"
+)]
 fn brendan_puzzles_are_real_sets() {
-    let Some(dir) = data() else { return };
+    let dir = data();
     for set in ["s1", "s2"] {
         for side in 4..=7 {
             let path = dir.join(format!("brendan/{set}_{side:02}x{side:02}.json"));

@@ -48,6 +48,10 @@ fn assert_all_perfect_and_distinct(puzzle: &Puzzle, boards: &[Board]) {
 
 /// Published exhaustive counts (shared/data/README.md).
 #[test]
+#[cfg_attr(
+    e2_no_data,
+    ignore = "needs ../shared/data (community files), absent on this clone"
+)]
 fn brendan_small_puzzles_have_their_published_counts() {
     for (file, published) in [
         ("brendan/s1_04x04.json", 36),
@@ -55,9 +59,7 @@ fn brendan_small_puzzles_have_their_published_counts() {
         ("brendan/s2_04x04.json", 48),
         ("brendan/s2_05x05.json", 4),
     ] {
-        let Some(puzzle) = common::puzzle(file) else {
-            return;
-        };
+        let puzzle = common::puzzle(file);
         let (count, found) = boards(&puzzle);
         assert_eq!(count, published, "{file}");
         assert_eq!(found.len() as u64, published, "{file}");
@@ -67,14 +69,14 @@ fn brendan_small_puzzles_have_their_published_counts() {
 
 /// The encoding is, option for option, the project's `.dlx` files.
 #[test]
+#[cfg_attr(
+    e2_no_data,
+    ignore = "needs ../shared/data (community files), absent on this clone"
+)]
 fn encoding_matches_the_dlx_data_files() {
     for name in ["s1_06x06", "s2_06x06"] {
-        let (Some(puzzle), Some(text)) = (
-            common::puzzle(&format!("brendan/{name}.json")),
-            common::data_file(&format!("dlx/{name}.dlx")),
-        ) else {
-            return;
-        };
+        let puzzle = common::puzzle(&format!("brendan/{name}.json"));
+        let text = common::data_file(&format!("dlx/{name}.dlx"));
         let cover = E2Cover::new(&puzzle).unwrap();
         let expected: String = text
             .lines()
@@ -89,15 +91,13 @@ fn encoding_matches_the_dlx_data_files() {
 /// 92.5M nodes, s2 33.6M). Run with
 /// `cargo test --release -p e2-shared --test dlx_e2 -- --ignored`.
 #[test]
-#[ignore]
+#[ignore = "slow (about 110 s in release); needs ../shared/data"]
 fn brendan_6x6_puzzles_have_their_published_counts() {
     for (file, published) in [
         ("brendan/s1_06x06.json", 260),
         ("brendan/s2_06x06.json", 160),
     ] {
-        let Some(puzzle) = common::puzzle(file) else {
-            return;
-        };
+        let puzzle = common::puzzle(file);
         let (count, found) = boards(&puzzle);
         assert_eq!(count, published, "{file}");
         assert_all_perfect_and_distinct(&puzzle, &found);
@@ -106,12 +106,10 @@ fn brendan_6x6_puzzles_have_their_published_counts() {
 
 /// Slow as above: `cargo test --release -p e2-shared --test dlx_e2 -- --ignored`.
 #[test]
-#[ignore]
+#[ignore = "slow (about 110 s in release); needs ../shared/data"]
 fn brendan_6x6_dlx_files_have_their_published_counts() {
     for (file, published) in [("dlx/s1_06x06.dlx", 260), ("dlx/s2_06x06.dlx", 160)] {
-        let Some(text) = common::data_file(file) else {
-            return;
-        };
+        let text = common::data_file(file);
         let counted = count_text(&text, false, &Limits::none(), None).unwrap();
         assert_eq!(counted.solutions, published, "{file}");
     }
@@ -120,10 +118,12 @@ fn brendan_6x6_dlx_files_have_their_published_counts() {
 /// Hints filter the boards: the hinted count is the number of unhinted
 /// boards that agree with the hints, and each reported board honours them.
 #[test]
+#[cfg_attr(
+    e2_no_data,
+    ignore = "needs ../shared/data (community files), absent on this clone"
+)]
 fn hints_keep_exactly_the_agreeing_boards() {
-    let Some(puzzle) = common::puzzle("brendan/s1_05x05.json") else {
-        return;
-    };
+    let puzzle = common::puzzle("brendan/s1_05x05.json");
     let (_, all) = boards(&puzzle);
     let mut rng = Rng::new(55);
     for _ in 0..4 {
@@ -154,10 +154,12 @@ fn hints_keep_exactly_the_agreeing_boards() {
 }
 
 #[test]
+#[cfg_attr(
+    e2_no_data,
+    ignore = "needs ../shared/data (community files), absent on this clone"
+)]
 fn first_solution_and_uniqueness() {
-    let Some(puzzle) = common::puzzle("brendan/s2_05x05.json") else {
-        return;
-    };
+    let puzzle = common::puzzle("brendan/s2_05x05.json");
     let first = first_solution(&puzzle).unwrap().unwrap();
     assert_eq!(score(&first), max_score(5, 5));
     assert!(!is_unique(&puzzle).unwrap(), "s2 5x5 has 4 boards");
@@ -305,13 +307,136 @@ fn repeated_pieces_count_distinct_boards() {
 
 /// The official clue puzzles repeat pieces; their first board is perfect.
 #[test]
+#[cfg_attr(
+    e2_no_data,
+    ignore = "needs ../shared/data (community files), absent on this clone"
+)]
 fn clue_puzzles_first_boards_are_perfect() {
     for file in ["clue_puzzles/clue1.json", "clue_puzzles/clue3.json"] {
-        let Some(puzzle) = common::puzzle(file) else {
-            return;
-        };
+        let puzzle = common::puzzle(file);
         assert!(puzzle.validate().is_err(), "{file} repeats pieces");
         let first = first_solution(&puzzle).unwrap().expect(file);
         assert_eq!(score(&first), max_score(puzzle.width, puzzle.height));
     }
+}
+
+/// A generated 5×5 (7 colours, 2 on the border) with a few boards and
+/// enough nodes to poll.
+fn generated_5x5() -> Puzzle {
+    use e2_shared::generator::{generate, GenSpec};
+    generate(&GenSpec {
+        colours: Some(7),
+        border_colours: Some(2),
+        ..GenSpec::square(5, 1)
+    })
+    .unwrap()
+    .puzzle
+}
+
+/// DLX's own limits: a solution limit and a short poll interval leave
+/// checkpoints that resume to the uninterrupted count, node for node.
+#[test]
+fn a_solution_limit_or_an_early_stop_leaves_a_resumable_checkpoint() {
+    use e2_shared::dlx::resume;
+    use e2_shared::search::Control;
+    let puzzle = generated_5x5();
+    let total = count_puzzle(&puzzle, &Vec::new(), &Limits::none(), Hooks::default()).unwrap();
+    assert!(total.solutions >= 2, "{}", total.solutions);
+    let control = Control::new();
+    control.stop();
+    let limits = Limits {
+        poll_interval: 64,
+        ..Limits::none()
+    };
+    let hooks = Hooks {
+        control: Some(&control),
+        ..Hooks::default()
+    };
+    let stopped = count_puzzle(&puzzle, &Vec::new(), &limits, hooks).unwrap();
+    assert_eq!((stopped.end, stopped.nodes), (RunEnd::Stopped, 64));
+    let two = count_puzzle(
+        &puzzle,
+        &Vec::new(),
+        &Limits::solutions(2),
+        Hooks::default(),
+    )
+    .unwrap();
+    assert_eq!((two.solutions, two.end), (2, RunEnd::FoundFirst));
+    for cp in [stopped.checkpoint, two.checkpoint] {
+        let rest = resume(&puzzle, &cp.unwrap(), &Limits::none(), Hooks::default()).unwrap();
+        assert_eq!((rest.solutions, rest.nodes), (total.solutions, total.nodes));
+    }
+}
+
+/// A DLX split accounts for every node: the kept run and the donated
+/// subtrees visit exactly the nodes of the whole run (the contract asks
+/// only for no more).
+#[test]
+fn a_split_accounts_for_every_node() {
+    use e2_shared::search::Control;
+    let puzzle = generated_5x5();
+    let total = count_puzzle(&puzzle, &Vec::new(), &Limits::none(), Hooks::default()).unwrap();
+    let control = Control::new();
+    control.request_split();
+    let limits = Limits {
+        poll_interval: 64,
+        ..Limits::none()
+    };
+    let hooks = Hooks {
+        control: Some(&control),
+        ..Hooks::default()
+    };
+    let kept = count_puzzle(&puzzle, &Vec::new(), &limits, hooks).unwrap();
+    assert_eq!(kept.end, RunEnd::Finished);
+    let donated = control.take_donated();
+    assert!(!donated.is_empty());
+    let (solutions, nodes) = donated.iter().fold((0, 0), |(s, n), p| {
+        let r = count_puzzle(&puzzle, p, &Limits::none(), Hooks::default()).unwrap();
+        (s + r.solutions, n + r.nodes)
+    });
+    assert_eq!(kept.solutions + solutions, total.solutions);
+    assert_eq!(kept.nodes + nodes, total.nodes);
+}
+
+/// A prefix no perfect board can have (an inner piece in a corner, a cell
+/// forced twice) is an empty subtree, not an error; one off the board is.
+#[test]
+fn infeasible_prefixes_count_nothing_and_malformed_ones_are_refused() {
+    use e2_shared::search::Forced;
+    let puzzle = generated_5x5();
+    let count = |prefix: &Vec<Forced>| {
+        count_puzzle(&puzzle, prefix, &Limits::none(), Hooks::default())
+            .unwrap()
+            .solutions
+    };
+    let inner = puzzle
+        .pieces
+        .iter()
+        .position(|p| p.iter().all(|&c| c != 0))
+        .expect("a 5x5 has inner pieces");
+    let corner = vec![Forced {
+        pos: 0,
+        piece: inner,
+        rot: 0,
+    }];
+    assert_eq!(count(&corner), 0);
+    let first = e2_shared::dlx::prefixes(&puzzle, 1).unwrap()[0][0];
+    let other = (0..puzzle.pieces.len())
+        .find(|&p| p != first.piece)
+        .unwrap();
+    let twice = vec![
+        first,
+        Forced {
+            piece: other,
+            ..first
+        },
+    ];
+    assert_eq!(count(&twice), 0);
+    let outside = vec![Forced {
+        pos: 99,
+        piece: 0,
+        rot: 0,
+    }];
+    let e = count_puzzle(&puzzle, &outside, &Limits::none(), Hooks::default()).unwrap_err();
+    assert!(e.to_string().contains("prefix placement 0"), "{e}");
 }

@@ -85,10 +85,12 @@ fn n_queens_counts_are_the_published_ones() {
 }
 
 #[test]
+#[cfg_attr(
+    e2_no_data,
+    ignore = "needs ../shared/data (community files), absent on this clone"
+)]
 fn queens10_data_file_has_724_solutions() {
-    let Some(text) = common::data_file("dlx/queens10.dlx") else {
-        return;
-    };
+    let text = common::data_file("dlx/queens10.dlx");
     assert_eq!(text, queens_text(10), "the data file is Knuth's encoding");
     let counted = count_text(&text, true, &Limits::none(), None).unwrap();
     assert_eq!(counted.solutions, 724);

@@ -11,15 +11,18 @@ use serde_json::Value;
 
 pub const E2: &str = env!("CARGO_BIN_EXE_e2");
 
-/// Where the shared data sits (beside the repo); `None` with a notice when absent.
-pub fn data(rel: &str) -> Option<PathBuf> {
+/// A file of the community data beside the repository (`../shared/data`).
+/// Tests that call this carry `#[cfg_attr(e2_no_data, ignore = ...)]`
+/// (`cli/build.rs`), so they run only where the data is: there, a missing
+/// file is a failure.
+pub fn data(rel: &str) -> PathBuf {
     let p = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data")).join(rel);
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!("skipping: {} is absent", p.display());
-        None
-    }
+    assert!(
+        p.exists(),
+        "{} is absent: this test needs the community data",
+        p.display()
+    );
+    p
 }
 
 pub fn read_puzzle(path: &Path) -> e2_shared::Puzzle {
@@ -335,27 +338,71 @@ pub fn http_get(port: u16, path: &str) -> (u16, String) {
     (status, body.to_string())
 }
 
-/// Writes a small generated puzzle (5×5, 8 colours, 3 on the border) into
-/// `dir`: it has solutions (generated from one) and counts in moments.
+/// A square puzzle made by `e2 generate`: `colours` in all, `border` of
+/// them on the frame, hints laid out as `hints` (a layout name) if given.
+/// Generated from a solution, it has at least one board.
+#[derive(Debug, Clone, Copy)]
+pub struct Gen {
+    pub size: usize,
+    pub colours: u8,
+    pub border: u8,
+    pub seed: u64,
+    pub hints: Option<&'static str>,
+}
+
+impl Gen {
+    pub const fn new(size: usize, colours: u8, border: u8, seed: u64) -> Self {
+        Gen {
+            size,
+            colours,
+            border,
+            seed,
+            hints: None,
+        }
+    }
+
+    pub const fn hints(self, layout: &'static str) -> Self {
+        Gen {
+            hints: Some(layout),
+            ..self
+        }
+    }
+
+    /// Writes the puzzle into `dir` and returns its path.
+    pub fn write(self, dir: &Path) -> PathBuf {
+        let Gen {
+            size,
+            colours,
+            border,
+            seed,
+            hints,
+        } = self;
+        let path = dir.join(format!(
+            "gen-{size}x{size}-c{colours}-b{border}-s{seed}-{}.json",
+            hints.unwrap_or("none")
+        ));
+        let mut cmd = Command::new(E2);
+        cmd.arg("generate")
+            .args(["--size", &size.to_string()])
+            .args(["--colors", &colours.to_string()])
+            .args(["--border-colors", &border.to_string()])
+            .args(["--seed", &seed.to_string()]);
+        if let Some(layout) = hints {
+            cmd.args(["--hints", layout]);
+        }
+        cmd.arg("-o").arg(&path);
+        let out = run_bounded(cmd, Duration::from_secs(30));
+        assert!(
+            out.status.success(),
+            "e2 generate failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        path
+    }
+}
+
+/// A small generated puzzle (5×5, 8 colours, 3 on the border) in `dir`:
+/// it has solutions and counts in moments.
 pub fn generated_puzzle(dir: &Path) -> PathBuf {
-    let path = dir.join("generated-5x5.json");
-    let mut cmd = Command::new(E2);
-    cmd.args([
-        "generate",
-        "--size",
-        "5",
-        "--colors",
-        "8",
-        "--border-colors",
-        "3",
-    ])
-    .args(["--seed", "1", "-o"])
-    .arg(&path);
-    let out = run_bounded(cmd, Duration::from_secs(30));
-    assert!(
-        out.status.success(),
-        "e2 generate failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    path
+    Gen::new(5, 8, 3, 1).write(dir)
 }

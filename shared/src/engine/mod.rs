@@ -148,7 +148,9 @@ impl Engine {
     }
 
     /// Counts the perfect boards of `subtree`, or resumes from `resume`
-    /// (whose prefix supersedes the subtree's), within `limits`, handing
+    /// (a checkpoint this engine took in this subtree, whose prefix extends
+    /// the subtree's once a split froze levels: one of another engine or
+    /// from outside the subtree is refused), within `limits`, handing
     /// periodic checkpoints to `on_checkpoint`.
     pub fn count(
         self,
@@ -162,6 +164,17 @@ impl Engine {
                 return Err(Error::Invalid(format!(
                     "checkpoint: taken by the {} engine, cannot be resumed by {self}",
                     cp.engine
+                )));
+            }
+            // A split freezes the levels above what it gave away, so a
+            // checkpoint's prefix may extend the subtree's; it must not
+            // leave it.
+            if !cp.prefix.starts_with(subtree.prefix) {
+                return Err(Error::Invalid(format!(
+                    "checkpoint: taken under a prefix of {} placements outside \
+                     this subtree's prefix of {} placements",
+                    cp.prefix.len(),
+                    subtree.prefix.len()
                 )));
             }
         }

@@ -1,5 +1,7 @@
-//! Shared helpers for the backtracker tests and bench: locating the
-//! community data and reading its Puzzle JSON files.
+//! Shared helpers for the tests that read the community data, and its
+//! Puzzle JSON files. Such tests carry
+//! `#[cfg_attr(e2_no_data, ignore = "...")]` (see `shared/build.rs`), so
+//! they run only where the data is; there, a missing file is a failure.
 
 #![allow(dead_code)]
 
@@ -8,15 +10,16 @@ use std::path::PathBuf;
 use e2_shared::formats::{puzzle_json, Duplicates};
 use e2_shared::model::Puzzle;
 
-/// The community data directory beside the repository, if present.
-pub fn data_dir() -> Option<PathBuf> {
+/// The community data directory beside the repository.
+pub fn data_dir() -> PathBuf {
     let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: data directory {} is absent", dir.display());
-        None
-    }
+    assert!(
+        dir.is_dir(),
+        "{} is absent: this test needs the community data (it is ignored on \
+         clones built without it; `touch shared/build.rs` after adding it)",
+        dir.display()
+    );
+    dir
 }
 
 /// Reads a Puzzle JSON file (docs/formats.md) with the one formats reader,
@@ -28,18 +31,12 @@ pub fn load_puzzle(path: &std::path::Path) -> Puzzle {
 }
 
 /// A puzzle from the data directory, e.g. `brendan/s1_06x06.json`.
-pub fn puzzle(relative: &str) -> Option<Puzzle> {
-    data_dir().map(|d| load_puzzle(&d.join(relative)))
+pub fn puzzle(relative: &str) -> Puzzle {
+    load_puzzle(&data_dir().join(relative))
 }
 
-/// The text of a data file, e.g. `dlx/queens10.dlx`, or `None` with a notice.
-pub fn data_file(relative: &str) -> Option<String> {
-    let path = data_dir()?.join(relative);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => Some(text),
-        Err(e) => {
-            eprintln!("skipping: cannot read {}: {e}", path.display());
-            None
-        }
-    }
+/// The text of a data file, e.g. `dlx/queens10.dlx`.
+pub fn data_file(relative: &str) -> String {
+    let path = data_dir().join(relative);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

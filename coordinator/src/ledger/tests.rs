@@ -472,3 +472,45 @@ fn a_worker_claims_at_most_so_many_threads() {
     register(&mut l, u32::MAX, clock);
     assert_eq!(l.worker_threads(), 1 + 1024);
 }
+
+#[test]
+fn an_absurd_time_limit_saturates_instead_of_ending_the_job_at_once() {
+    let mut l = Ledger::new(
+        LedgerConfig::default(),
+        Loaded {
+            incarnation: 1,
+            ..Loaded::default()
+        },
+    );
+    let clock = Clock::now();
+    let plan = JobPlan {
+        puzzle: puzzle(),
+        mode: Mode::Best,
+        engine: Engine::Backtrack,
+        prefixes: vec![prefix(0)],
+        // `--time 18446744073709551`: milliseconds beyond u64.
+        time_limit: Some(Duration::from_secs(18_446_744_073_709_551)),
+        target_score: Some(u32::MAX),
+        top_k: None,
+        search: BestSearch::default(),
+    };
+    let (id, _) = l.submit(plan, clock);
+    l.expire(clock.later(Duration::from_secs(1)));
+    let s = l.status(id, clock.later(Duration::from_secs(1))).unwrap();
+    assert_eq!(s.state, pb::JobState::Queued as i32, "{s:?}");
+}
+
+#[test]
+fn totals_saturate_instead_of_wrapping() {
+    let (mut l, w, clock) = ledger_with_count_job(2);
+    for _ in 0..2 {
+        let a = take(&mut l, &w, clock);
+        let done = pb::CompleteRequest {
+            nodes: u64::MAX,
+            ..completion(&w, a, u64::MAX)
+        };
+        assert!(l.complete(&done, clock).unwrap().0.accepted);
+    }
+    let s = l.status(1, clock).unwrap();
+    assert_eq!((s.solutions, s.nodes), (u64::MAX, u64::MAX));
+}

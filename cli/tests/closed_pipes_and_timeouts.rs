@@ -141,3 +141,53 @@ fn an_impossible_address_is_named_as_such() {
     let err = stderr(&out);
     assert!(err.contains("port 99999 is out of range"), "{err}");
 }
+
+#[test]
+fn a_worker_waiting_on_a_silent_coordinator_says_so_and_stops_promptly() {
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", silent.local_addr().unwrap());
+    let hold = std::thread::spawn(move || {
+        let mut held = Vec::new();
+        silent.set_nonblocking(true).unwrap();
+        let until = Instant::now() + Duration::from_secs(15);
+        while Instant::now() < until {
+            if let Ok((s, _)) = silent.accept() {
+                held.push(s);
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    });
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let mut child = Command::new(E2)
+        .args(["worker", "--coordinator", &url, "--threads", "1"])
+        .env_remove("E2_TOKEN")
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::null())
+        .stderr(log.reopen().unwrap())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let said = std::fs::read_to_string(log.path()).unwrap();
+    assert!(said.contains("registering"), "nothing logged: {said:?}");
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let stopped = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if stopped.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("the worker took over 10 s to stop");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(
+        stopped.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        stopped.elapsed()
+    );
+    assert!(status.success(), "{status:?}");
+    drop(hold);
+}

@@ -11,11 +11,21 @@
 //! position. Resuming from it finishes with exactly the count an
 //! uninterrupted run gives. It is plain serde data, so a worker can ship it
 //! to the coordinator as opaque JSON.
+//!
+//! The words of the engine contract live here too ([`Engine`], [`Limits`],
+//! [`CountReport`], [`FirstReport`]), so that the engines use the contract's
+//! vocabulary without depending on `crate::engine`, which dispatches to
+//! them: the arrows run one way, engine -> backtrack/dlx -> search.
 
+use std::fmt;
+use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::model::Board;
 
 /// One forced placement of a prefix: `piece` on `pos` at `rot`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -46,7 +56,7 @@ pub enum RunEnd {
 pub struct Checkpoint {
     /// The engine that took it (serialised by name, `"backtrack"` or
     /// `"dlx"`): a checkpoint resumes only that engine.
-    pub engine: crate::engine::Engine,
+    pub engine: Engine,
     /// The prefix of the subtask the checkpoint belongs to.
     pub prefix: Prefix,
     /// The choice index at each level of the stack below the prefix; the
@@ -105,3 +115,110 @@ impl Control {
 
 /// How often (in nodes) engines poll their [`Control`]; a power of two.
 pub const POLL_INTERVAL: u64 = 1 << 14;
+
+/// An engine, by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Engine {
+    /// The bitmask backtracker (`crate::backtrack`): counts, first
+    /// solutions and best-score search, under any fill order.
+    #[default]
+    Backtrack,
+    /// Knuth's Algorithm C over the XCC encoding (`crate::dlx`): counts and
+    /// first solutions; its own most-constrained-item order.
+    Dlx,
+}
+
+impl Engine {
+    /// Every engine, in a fixed order (the contract suite runs them all).
+    pub const ALL: [Engine; 2] = [Engine::Backtrack, Engine::Dlx];
+
+    /// The name used on the command line, in job records and checkpoints.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Backtrack => "backtrack",
+            Engine::Dlx => "dlx",
+        }
+    }
+}
+
+impl fmt::Display for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Engine {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        Engine::ALL
+            .into_iter()
+            .find(|e| e.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Engine::ALL.iter().map(|e| e.name()).collect();
+                Error::Invalid(format!(
+                    "unknown engine \"{s}\"; expected one of: {}",
+                    names.join(", ")
+                ))
+            })
+    }
+}
+
+/// Bounds on one run, the same for every engine. The default runs to the
+/// end, uninterrupted.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Limits<'a> {
+    /// Nodes this call may visit before stopping with a checkpoint (a
+    /// resumed run's earlier nodes do not count against it).
+    pub max_nodes: Option<u64>,
+    /// Hand a checkpoint to the callback every this many nodes.
+    pub checkpoint_every: Option<u64>,
+    /// Stop and split requests from the driver; donated prefixes go to
+    /// [`Control::donate`].
+    pub control: Option<&'a Control>,
+}
+
+impl<'a> Limits<'a> {
+    /// Run to the end.
+    pub fn none() -> Self {
+        Self::default()
+    }
+
+    /// At most `nodes` nodes in this run.
+    pub fn nodes(nodes: u64) -> Self {
+        Limits {
+            max_nodes: Some(nodes),
+            ..Self::default()
+        }
+    }
+
+    pub fn with_control(self, control: &'a Control) -> Self {
+        Limits {
+            control: Some(control),
+            ..self
+        }
+    }
+}
+
+/// The outcome of a count, the same for every engine. `solutions` and
+/// `nodes` include what a resumed checkpoint had already counted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CountReport {
+    /// Distinct perfect boards counted in the subtree so far.
+    pub solutions: u64,
+    /// Nodes visited in the subtree so far (what a node is depends on the
+    /// engine: see `docs/engines.md`).
+    pub nodes: u64,
+    pub end: RunEnd,
+    /// Where to resume; `None` once the subtree was searched to the end.
+    pub checkpoint: Option<Checkpoint>,
+}
+
+/// The outcome of a first-solution search.
+#[derive(Debug, Clone)]
+pub struct FirstReport {
+    pub board: Option<Board>,
+    pub nodes: u64,
+    pub end: RunEnd,
+}

@@ -46,7 +46,7 @@ pub(crate) fn checkpoint(
             .collect(),
     };
     Checkpoint {
-        engine: crate::engine::Engine::Backtrack,
+        engine: crate::search::Engine::Backtrack,
         prefix: plan.prefix.clone(),
         path,
         solutions: counters.solutions,

@@ -45,12 +45,12 @@ mod walk;
 
 pub use best::{BestConfig, BestReport, BreakSchedule};
 
-use crate::engine::Engine;
-pub use crate::engine::{CountReport, FirstReport, Limits};
 use crate::error::{Error, Result};
 use crate::model::{Board, Puzzle};
 use crate::order::FillOrder;
+use crate::search::Engine;
 use crate::search::{Checkpoint, Prefix, RunEnd};
+pub use crate::search::{CountReport, FirstReport, Limits};
 use plan::{Plan, Purpose};
 use poll::Driver;
 use walk::{Count, Counters, Entry, SearchState, Visitor};

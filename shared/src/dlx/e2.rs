@@ -48,11 +48,11 @@ use std::collections::HashMap;
 use super::algorithm_c::AlgorithmC;
 use super::problem::{Entry, Xcc, NO_COLOUR};
 use super::run::{Limits, Listener, Position, Report};
-use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::model::{
     canonical_form, rotate, rotation_to, Board, Edges, Placement, Puzzle, DOWN, LEFT, RIGHT, UP,
 };
+use crate::search::Engine;
 use crate::search::{Checkpoint, Control, Forced, Prefix, RunEnd};
 
 /// What a counting run may be connected to. All optional.
@@ -67,7 +67,7 @@ pub struct Hooks<'a> {
 }
 
 /// The outcome of counting a subtree of a puzzle through the encoding:
-/// what the contract's [`crate::engine::CountReport`] says, plus Knuth's
+/// what the contract's [`crate::search::CountReport`] says, plus Knuth's
 /// update count and the first board.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CoverReport {

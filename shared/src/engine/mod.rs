@@ -40,35 +40,18 @@ mod backtrack;
 mod best_search;
 mod dlx;
 
-use std::fmt;
-use std::str::FromStr;
-
-use serde::{Deserialize, Serialize};
-
+pub use crate::search::{CountReport, Engine, FirstReport, Limits};
 pub use best_search::BestSearch;
 
 use crate::backtrack::BestReport;
 use crate::error::{Error, Result};
 use crate::model::{Board, Puzzle};
 use crate::order::FillOrder;
-use crate::search::{Checkpoint, Control, Prefix, RunEnd};
+use crate::search::{Checkpoint, Control, Prefix};
 
 /// The fill order of count jobs: a checkpoint resumes only under the order
 /// that took it, and prefixes are comparable only within one order.
 pub const COUNT_ORDER: FillOrder = FillOrder::RowMajor;
-
-/// An engine, by name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Engine {
-    /// The bitmask backtracker (`crate::backtrack`): counts, first
-    /// solutions and best-score search, under any fill order.
-    #[default]
-    Backtrack,
-    /// Knuth's Algorithm C over the XCC encoding (`crate::dlx`): counts and
-    /// first solutions; its own most-constrained-item order.
-    Dlx,
-}
 
 /// What a caller can ask of an engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,17 +77,6 @@ pub struct Capabilities {
 }
 
 impl Engine {
-    /// Every engine, in a fixed order (the contract suite runs them all).
-    pub const ALL: [Engine; 2] = [Engine::Backtrack, Engine::Dlx];
-
-    /// The name used on the command line, in job records and checkpoints.
-    pub fn name(self) -> &'static str {
-        match self {
-            Engine::Backtrack => "backtrack",
-            Engine::Dlx => "dlx",
-        }
-    }
-
     pub fn capabilities(self) -> Capabilities {
         match self {
             Engine::Backtrack => backtrack::Backtrack::CAPABILITIES,
@@ -216,29 +188,6 @@ impl Engine {
     }
 }
 
-impl fmt::Display for Engine {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Engine {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Self> {
-        Engine::ALL
-            .into_iter()
-            .find(|e| e.name() == s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Engine::ALL.iter().map(|e| e.name()).collect();
-                Error::Invalid(format!(
-                    "unknown engine \"{s}\"; expected one of: {}",
-                    names.join(", ")
-                ))
-            })
-    }
-}
-
 /// What a search runs on: the subtree of `prefix` (forced placements laid
 /// after the hints) of `puzzle`, walked in `order` by engines that take a
 /// fill order.
@@ -262,64 +211,6 @@ impl<'a> Subtree<'a> {
     pub fn with_order(self, order: FillOrder) -> Self {
         Subtree { order, ..self }
     }
-}
-
-/// Bounds on one run, the same for every engine. The default runs to the
-/// end, uninterrupted.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Limits<'a> {
-    /// Nodes this call may visit before stopping with a checkpoint (a
-    /// resumed run's earlier nodes do not count against it).
-    pub max_nodes: Option<u64>,
-    /// Hand a checkpoint to the callback every this many nodes.
-    pub checkpoint_every: Option<u64>,
-    /// Stop and split requests from the driver; donated prefixes go to
-    /// [`Control::donate`].
-    pub control: Option<&'a Control>,
-}
-
-impl<'a> Limits<'a> {
-    /// Run to the end.
-    pub fn none() -> Self {
-        Self::default()
-    }
-
-    /// At most `nodes` nodes in this run.
-    pub fn nodes(nodes: u64) -> Self {
-        Limits {
-            max_nodes: Some(nodes),
-            ..Self::default()
-        }
-    }
-
-    pub fn with_control(self, control: &'a Control) -> Self {
-        Limits {
-            control: Some(control),
-            ..self
-        }
-    }
-}
-
-/// The outcome of a count, the same for every engine. `solutions` and
-/// `nodes` include what a resumed checkpoint had already counted.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CountReport {
-    /// Distinct perfect boards counted in the subtree so far.
-    pub solutions: u64,
-    /// Nodes visited in the subtree so far (what a node is depends on the
-    /// engine: see `docs/engines.md`).
-    pub nodes: u64,
-    pub end: RunEnd,
-    /// Where to resume; `None` once the subtree was searched to the end.
-    pub checkpoint: Option<Checkpoint>,
-}
-
-/// The outcome of a first-solution search.
-#[derive(Debug, Clone)]
-pub struct FirstReport {
-    pub board: Option<Board>,
-    pub nodes: u64,
-    pub end: RunEnd,
 }
 
 /// One lease of a best job: its seed and its node budget (a whole-tree

@@ -31,7 +31,8 @@
 //! `shared/tests/engine_contract.rs` runs one test suite over
 //! [`Engine::ALL`]: resume at random points, periodic checkpoints, prefix
 //! sums equal to the whole, splits that lose and duplicate nothing, stop.
-//! Adding an engine means a variant here, its [`Contract`] implementation,
+//! Adding an engine means a variant of [`Engine`] (defined with the rest
+//! of the vocabulary in `crate::search`), its [`Contract`] implementation,
 //! and one arm per dispatching method; the suite then runs it too.
 //!
 //! See `docs/engines.md` for what each engine does and what a node is.

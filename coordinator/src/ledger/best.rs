@@ -71,10 +71,6 @@ impl JobPolicy for Rounds {
         best_task(job, task, config)
     }
 
-    fn splits(&self) -> bool {
-        false
-    }
-
     fn keeps_boards(&self) -> bool {
         true
     }
@@ -137,16 +133,8 @@ impl JobPolicy for WholeTree {
         best_task(job, task, config)
     }
 
-    fn splits(&self) -> bool {
-        false
-    }
-
     fn keeps_boards(&self) -> bool {
         true
-    }
-
-    fn ends_at_target(&self) -> bool {
-        false
     }
 
     /// The one run is over, and with it the job.

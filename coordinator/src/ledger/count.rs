@@ -67,14 +67,6 @@ impl JobPolicy for Count {
         true
     }
 
-    fn keeps_boards(&self) -> bool {
-        false
-    }
-
-    fn ends_at_target(&self) -> bool {
-        false
-    }
-
     fn complete(
         &self,
         job: &mut Job,

@@ -50,14 +50,22 @@ pub(super) trait JobPolicy: Sync {
         config: &LedgerConfig,
     ) -> pb::assignment::Kind;
 
+    // The flags below default to "no": each kind states what it adds.
+
     /// Whether long leases are asked to give work away to idle workers.
-    fn splits(&self) -> bool;
+    fn splits(&self) -> bool {
+        false
+    }
 
     /// Whether reported boards are checked and kept.
-    fn keeps_boards(&self) -> bool;
+    fn keeps_boards(&self) -> bool {
+        false
+    }
 
     /// Whether reaching the target score (or the maximum) ends the job.
-    fn ends_at_target(&self) -> bool;
+    fn ends_at_target(&self) -> bool {
+        false
+    }
 
     /// Whether the job's tasks go round again (so none is ever done, and
     /// what it finishes are rounds, not tasks).

@@ -1,7 +1,7 @@
-//! Whether the community data sits beside this clone (`../shared/data`
-//! from the repository root). Tests that need it carry
-//! `#[cfg_attr(e2_no_data, ignore = "...")]`: on a clone without the data
-//! they are reported as ignored, with the reason, rather than passing.
+// Whether the community data sits beside this clone (`../shared/data`
+// from the repository root). Tests that need it carry
+// `#[cfg_attr(e2_no_data, ignore = "...")]`: on a clone without the data
+// they are reported as ignored, with the reason, rather than passing.
 
 use std::path::PathBuf;
 

@@ -6,13 +6,14 @@
 
 use crate::backtrack::BestReport;
 use crate::dlx::{self, E2Cover, Hooks};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::{Board, Puzzle};
 use crate::order::FillOrder;
 use crate::search::{Checkpoint, Control, Prefix};
 
 use super::{
-    BestLease, BestSearch, Capabilities, Contract, CountReport, FirstReport, Limits, Subtree,
+    Ask, BestLease, BestSearch, Capabilities, Contract, CountReport, Engine, FirstReport, Limits,
+    Subtree,
 };
 
 pub(super) struct Dlx;
@@ -86,10 +87,9 @@ impl Contract for Dlx {
         _control: Option<&Control>,
         _on_improved: impl FnMut(&Board),
     ) -> Result<BestReport> {
-        Err(Error::Invalid(
-            "engine dlx cannot run a best-score search: DLX knows only perfect boards \
-             and cannot score partial boards"
-                .into(),
-        ))
+        // `Engine::best` refuses first; the reason is written once, there.
+        Err(Engine::Dlx
+            .require(Ask::Best)
+            .expect_err("dlx has no best-score capability"))
     }
 }

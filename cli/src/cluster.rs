@@ -36,9 +36,11 @@ pub enum ClusterCommand {
     Cancel(JobArgs),
 }
 
+/// Where the coordinator is and how to be let in: what clients and
+/// workers both need.
 #[derive(Debug, Args)]
-pub struct Connection {
-    /// Coordinator URL, e.g. http://10.0.0.5:7450.
+pub struct Dial {
+    /// Coordinator URL, e.g. http://10.0.0.5:7450 (https:// for TLS).
     #[arg(long, env = "E2_COORDINATOR")]
     coordinator: String,
     /// Bearer token the coordinator was started with.
@@ -48,6 +50,24 @@ pub struct Connection {
     /// certificate. Default: the system's roots.
     #[arg(long, env = "E2_TLS_CA", value_name = "CA.pem")]
     tls_ca: Option<PathBuf>,
+}
+
+impl Dial {
+    fn url(&self) -> String {
+        with_scheme(&self.coordinator)
+    }
+
+    fn tls(&self) -> e2_proto::tls::ClientTls {
+        e2_proto::tls::ClientTls {
+            ca: self.tls_ca.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct Connection {
+    #[command(flatten)]
+    dial: Dial,
     /// Seconds to wait for the coordinator: to connect, and for each answer.
     #[arg(long, env = "E2_TIMEOUT", value_name = "SECS", default_value_t = 30.0)]
     timeout: f64,
@@ -55,7 +75,7 @@ pub struct Connection {
 
 impl Connection {
     fn url(&self) -> String {
-        with_scheme(&self.coordinator)
+        self.dial.url()
     }
 
     async fn client(&self) -> Result<Client> {
@@ -71,11 +91,8 @@ impl Connection {
             request: wait,
         };
         let url = self.url();
-        warn_if_cleartext(&url, self.token.is_some());
-        let tls = e2_proto::tls::ClientTls {
-            ca: self.tls_ca.clone(),
-        };
-        Client::connect_tls(&url, self.token.as_deref(), timeouts, &tls).await
+        warn_if_cleartext(&url, self.dial.token.is_some());
+        Client::connect_tls(&url, self.dial.token.as_deref(), timeouts, &self.dial.tls()).await
     }
 }
 
@@ -151,18 +168,11 @@ pub struct CoordinatorArgs {
 
 #[derive(Debug, Args)]
 pub struct WorkerArgs {
-    /// Coordinator URL, e.g. http://10.0.0.5:7450.
-    #[arg(long, env = "E2_COORDINATOR")]
-    coordinator: String,
+    #[command(flatten)]
+    dial: Dial,
     /// Engine threads (default: every core).
     #[arg(long, value_name = "N", value_parser = crate::commands::threads_arg)]
     threads: Option<usize>,
-    #[arg(long, env = "E2_TOKEN", hide_env_values = true)]
-    token: Option<String>,
-    /// CA certificate (PEM) that signed an https:// coordinator's
-    /// certificate. Default: the system's roots.
-    #[arg(long, env = "E2_TLS_CA", value_name = "CA.pem")]
-    tls_ca: Option<PathBuf>,
     /// Name shown in the coordinator's log (default: host-pid).
     #[arg(long, env = "E2_WORKER_NAME")]
     name: Option<String>,
@@ -311,10 +321,10 @@ async fn worker(a: WorkerArgs) -> Result<()> {
     let threads = a
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let mut config = WorkerConfig::new(with_scheme(&a.coordinator), threads);
-    warn_if_cleartext(&config.coordinator, a.token.is_some());
-    config.token = a.token;
-    config.tls = e2_proto::tls::ClientTls { ca: a.tls_ca };
+    let mut config = WorkerConfig::new(a.dial.url(), threads);
+    warn_if_cleartext(&config.coordinator, a.dial.token.is_some());
+    config.tls = a.dial.tls();
+    config.token = a.dial.token;
     if let Some(name) = a.name {
         config.name = name;
     }

@@ -216,6 +216,14 @@ pub struct SubmitArgs {
     /// tuned break-tolerant search.
     #[arg(long, value_name = "K")]
     max_breaks: Option<u32>,
+    /// Count jobs: recount this share of the finished tasks (e.g. 0.1) on
+    /// other workers, with the other engine where it is quick, and settle
+    /// any difference by vote; a worker found wrong is named in `e2
+    /// status`, leased nothing more in the job, and all its tasks are
+    /// recounted. Costs about FRACTION more work; needs at least two
+    /// workers (three to settle a disagreement). See docs/security.md.
+    #[arg(long, value_name = "FRACTION")]
+    verify: Option<f64>,
 }
 
 #[derive(Debug, Args)]
@@ -358,6 +366,17 @@ async fn submit(a: SubmitArgs) -> Result<()> {
             || a.max_breaks.is_some())
     {
         bail!("--time, --target-score, --top, --order and --max-breaks apply to --mode best only");
+    }
+    if let Some(f) = a.verify {
+        if !matches!(a.mode, ModeArg::Count) {
+            bail!(
+                "--verify applies to --mode count only (a best job's boards are re-scored anyway)"
+            );
+        }
+        if !(f > 0.0 && f <= 1.0) {
+            bail!("--verify {f}: expected a share of the tasks, above 0 and at most 1 (e.g. 0.1)");
+        }
+        options.verify = Some(f);
     }
     if a.order.is_some() || a.max_breaks.is_some() {
         let search = crate::commands::run::search_settings(a.order.as_deref(), a.max_breaks)?;

@@ -32,6 +32,8 @@ pub struct SubmitOptions {
     pub top_k: Option<u32>,
     /// Best jobs: fill order, breaks, whole-tree run (`None`: the defaults).
     pub search: Option<pb::SearchSettings>,
+    /// Count jobs: the share of finished tasks recounted on another worker.
+    pub verify: Option<f64>,
 }
 
 impl SubmitOptions {
@@ -43,6 +45,7 @@ impl SubmitOptions {
             target_score: None,
             top_k: None,
             search: None,
+            verify: None,
         }
     }
 
@@ -186,6 +189,7 @@ impl Client {
             target_score: options.target_score,
             top_k: options.top_k.unwrap_or(0),
             search: options.search.clone(),
+            verify_fraction: options.verify.unwrap_or(0.0),
         };
         Ok(self
             .inner
@@ -302,6 +306,9 @@ pub fn status_json(s: &JobStatus) -> Value {
             if let Some(eta) = s.eta_secs {
                 map.insert("eta_secs".into(), json!(eta.round()));
             }
+            if let Some(v) = &s.verify {
+                map.insert("verify".into(), verify_json(v));
+            }
         }
         _ => {
             map.insert("best_score".into(), json!(s.best_score));
@@ -312,6 +319,37 @@ pub fn status_json(s: &JobStatus) -> Value {
         map.insert("error".into(), json!(s.error));
     }
     v
+}
+
+/// How a verified count's checks stand, as `e2 status` prints them.
+fn verify_json(v: &pb::VerifyStatus) -> Value {
+    let wrong: Vec<Value> = v
+        .wrong
+        .iter()
+        .map(|w| {
+            json!({
+                "worker": w.worker_id,
+                "name": w.name,
+                "task": w.task_id,
+                "said": w.said,
+                "found": w.found,
+            })
+        })
+        .collect();
+    let mut out = json!({
+        "fraction": v.fraction,
+        "sampled": v.sampled,
+        "agreed": v.agreed,
+        "corrected": v.corrected,
+        "pending": v.pending,
+        "recounts": v.recounts,
+        "recount_nodes": v.recount_nodes,
+        "wrong_workers": wrong,
+    });
+    if !v.waiting.is_empty() {
+        out["waiting"] = json!(v.waiting);
+    }
+    out
 }
 
 /// The JSON `e2 status JOB --ledger` prints: one entry per task.
@@ -332,6 +370,10 @@ pub fn ledger_json(tasks: &[pb::TaskEntry]) -> Value {
                     "splits": t.split_seq,
                     "prefix": serde_json::from_str::<Value>(&t.prefix_json).unwrap_or(Value::Null),
                     "has_checkpoint": t.has_checkpoint,
+                    "recount_of": t.recount_of,
+                    "done_by": t.done_by,
+                    "check": t.check,
+                    "engine": t.engine,
                 })
             })
             .collect(),
@@ -354,6 +396,17 @@ pub fn progress_line(s: &JobStatus) -> String {
     );
     if mode_name(s) == "count" {
         line += &format!(", {} solutions so far", s.solutions);
+        if let Some(v) = &s.verify {
+            line += &format!(
+                ", checked {}/{} ({} pending)",
+                v.agreed + v.corrected,
+                v.sampled,
+                v.pending
+            );
+            for w in &v.wrong {
+                line += &format!(", WRONG: worker {} ({})", w.worker_id, w.name);
+            }
+        }
         match s.eta_secs {
             Some(eta) if !is_over(s) => line += &format!(", ETA {}", human_duration(eta)),
             _ => {}

@@ -166,6 +166,88 @@ pub struct JobRecord {
     /// Best jobs: how to search.
     #[serde(default)]
     pub search: StoredSearch,
+    /// Count jobs submitted with a verify fraction: the sample and its tally.
+    #[serde(default)]
+    pub verify: Option<VerifyRecord>,
+}
+
+/// A worker as the ledger remembers it: its registration id (unique per
+/// coordinator start) and the name it gave (unique per worker process).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkerRef {
+    pub id: String,
+    pub name: String,
+}
+
+impl WorkerRef {
+    /// Whether `other` is (or claims to be) the same worker: same
+    /// registration, or same name, so that re-registering does not make a
+    /// worker "different" from itself.
+    pub fn same(&self, other: &WorkerRef) -> bool {
+        self.id == other.id || (!self.name.is_empty() && self.name == other.name)
+    }
+}
+
+/// The checks of a verified count.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerifyRecord {
+    /// The share of finished tasks sampled, in millionths.
+    pub ppm: u32,
+    /// Seeds the sample; never sent to workers, so none can tell whether
+    /// its task will be checked.
+    pub seed: u64,
+    pub sampled: u64,
+    pub agreed: u64,
+    pub corrected: u64,
+    pub recounts: u64,
+    pub recount_nodes: u64,
+    /// Workers found wrong, in the order found.
+    pub wrong: Vec<WrongWorker>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WrongWorker {
+    pub worker: WorkerRef,
+    /// The first task on which its figure lost the vote.
+    pub task: TaskId,
+    pub said: u64,
+    pub found: u64,
+}
+
+impl VerifyRecord {
+    /// Whether `w` was found wrong in this job (its reports are no longer
+    /// taken and it is leased nothing more).
+    pub fn is_wrong(&self, w: &WorkerRef) -> bool {
+        self.wrong.iter().any(|x| x.worker.same(w))
+    }
+}
+
+/// A recount task: which task it checks, on which engine, and which
+/// workers may not run it (those who already counted that subtree).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Recount {
+    pub of: TaskId,
+    pub engine: Engine,
+    pub avoid: Vec<WorkerRef>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CheckState {
+    /// A recount is under way.
+    Pending,
+    /// Two counts agreed with the first.
+    Agreed,
+    /// The first count lost the vote and was replaced.
+    Corrected,
+}
+
+/// Where the check of one finished task stands: every figure counted for
+/// its subtree, the first one being the figure in the job total.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Check {
+    pub state: CheckState,
+    pub results: Vec<(WorkerRef, u64)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -199,6 +281,15 @@ pub struct TaskRecord {
     pub nodes: u64,
     /// Best jobs: rounds run on this prefix (the seed of the next round).
     pub round: u64,
+    /// Count jobs: the worker whose completion was counted.
+    #[serde(default)]
+    pub done_by: Option<WorkerRef>,
+    /// Verified counts: set on a recount task ...
+    #[serde(default)]
+    pub recount: Option<Recount>,
+    /// ... and on a finished task once it is chosen for a check.
+    #[serde(default)]
+    pub check: Option<Check>,
 }
 
 impl TaskRecord {
@@ -217,6 +308,9 @@ impl TaskRecord {
             solutions: 0,
             nodes: 0,
             round: 0,
+            done_by: None,
+            recount: None,
+            check: None,
         }
     }
 }

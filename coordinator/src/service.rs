@@ -25,7 +25,7 @@ use tonic::{Request, Response, Status};
 
 use crate::ledger::{self, Clock, JobPlan, Ledger};
 use crate::puzzle_input;
-use crate::records::JobId;
+use crate::records::{JobId, Mode};
 use crate::store::{Store, Writes};
 
 pub struct Shared {
@@ -157,6 +157,24 @@ pub struct Clients(pub Arc<Shared>);
 /// taken as this, so deadline arithmetic never wraps.
 pub const MAX_TIME_LIMIT_SECS: u64 = 100 * 365 * 24 * 3600;
 
+/// The verify fraction of a submission: 0 is none; counts only.
+fn verify_fraction(mode: Mode, fraction: f64) -> Result<Option<f64>, Status> {
+    if fraction == 0.0 {
+        return Ok(None);
+    }
+    if !(fraction > 0.0 && fraction <= 1.0) {
+        return Err(Status::invalid_argument(format!(
+            "verify fraction {fraction}: expected a share of the tasks, above 0 and at most 1"
+        )));
+    }
+    if mode != Mode::Count {
+        return Err(Status::invalid_argument(
+            "verify fraction: only count jobs are verified (a best job's boards are re-scored anyway)",
+        ));
+    }
+    Ok(Some(fraction))
+}
+
 /// Validates and plans a submission, then creates the job.
 pub async fn submit(shared: &Shared, req: pb::SubmitRequest) -> Result<JobId, Status> {
     let puzzle = puzzle_input::read(&req.puzzle_json)
@@ -177,6 +195,7 @@ pub async fn submit(shared: &Shared, req: pb::SubmitRequest) -> Result<JobId, St
         target_score: req.target_score,
         top_k: (req.top_k > 0).then_some(req.top_k),
         search,
+        verify: verify_fraction(mode, req.verify_fraction)?,
     };
     let threads = shared.read(|l, _| l.worker_threads());
     submit_plan(shared, job, threads).await
@@ -190,6 +209,12 @@ pub async fn submit_plan(
     mut job: JobPlan,
     threads: usize,
 ) -> Result<JobId, Status> {
+    // A verified count's tasks are never split, so it starts finer.
+    let threads = if job.verify.is_some() {
+        threads.max(1).saturating_mul(4)
+    } else {
+        threads
+    };
     let planned = {
         let (puzzle, mode, engine, search) = (job.puzzle.clone(), job.mode, job.engine, job.search);
         tokio::task::spawn_blocking(move || {

@@ -471,6 +471,7 @@ mod tests {
             best_score: None,
             error: None,
             search: Default::default(),
+            verify: None,
         }
     }
 

@@ -141,6 +141,7 @@ async fn throughput(puzzle: &Puzzle, tasks: usize, workers: usize) -> Result<Dur
         target_score: None,
         top_k: None,
         search: Default::default(),
+        verify: None,
     };
     let job = running
         .shared

@@ -115,6 +115,7 @@ pub async fn best(
         target_score: options.target_score,
         top_k: Some(top),
         search: options.search,
+        verify: None,
     };
     let run = run_job(plan, data_dir, threads, interrupt, on_status).await?;
     Ok(BestOutcome {

@@ -12,7 +12,7 @@ use e2_shared::engine::{Ask, BestSearch, Engine, COUNT_ORDER};
 use e2_shared::search::Prefix;
 use e2_shared::{Error, Puzzle};
 
-use super::policy::{finish_task, Completion, JobPolicy};
+use super::policy::{end_if_no_task_left, record_task, Completion, JobPolicy};
 use super::{Clock, Job, LedgerConfig};
 use crate::records::{JobRecord, TaskId, TaskRecord};
 use crate::store::Writes;
@@ -75,7 +75,14 @@ impl JobPolicy for Count {
         clock: Clock,
         writes: &mut Writes,
     ) {
-        finish_task(job, tid, done, clock, writes);
+        if job.tasks[&tid].recount.is_some() {
+            job.recount_done(tid, &done, clock, writes);
+        } else {
+            let by = done.by.clone();
+            record_task(job, tid, done, writes);
+            job.after_first_count(tid, &by, writes);
+        }
+        end_if_no_task_left(job, clock);
     }
 
     /// Finished tasks so far predict the rest.

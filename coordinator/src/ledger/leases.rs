@@ -16,7 +16,7 @@ use e2_proto::pb::{self, Assignment};
 use tonic::Status;
 
 use super::{finish, Clock, Job, LeaseInfo, Ledger, WorkerInfo};
-use crate::records::{JobId, JobState, TaskId, TaskRecord};
+use crate::records::{JobId, JobState, TaskId, TaskRecord, WorkerRef};
 use crate::store::Writes;
 
 /// Threads one worker may claim: what first cuts are sized for, so a
@@ -48,6 +48,7 @@ impl Ledger {
         self.workers.insert(
             id.clone(),
             WorkerInfo {
+                name: req.name.chars().take(256).collect(),
                 threads: req.threads.clamp(1, MAX_WORKER_THREADS),
                 last_seen: clock.now,
             },
@@ -75,10 +76,14 @@ impl Ledger {
             )));
         };
         worker.last_seen = clock.now;
+        let me = WorkerRef {
+            id: worker_id.to_string(),
+            name: worker.name.clone(),
+        };
         let mut writes = Writes::default();
         let mut assignments = Vec::new();
         for _ in 0..max_tasks.clamp(1, 64) {
-            let Some(job_id) = self.next_job_with_work() else {
+            let Some(job_id) = self.next_job_with_work(&me) else {
                 break;
             };
             self.cursor = job_id;
@@ -87,7 +92,9 @@ impl Ledger {
             let ttl = self.config.lease_ttl;
             let job = self.jobs.get_mut(&job_id).expect("job with work");
             let policy = job.policy();
-            let tid = job.ready.pop_front().expect("job with work");
+            let at = job.first_leasable(&me).expect("job with work");
+            let tid = job.ready.remove(at).expect("job with work");
+            let engine = job.engine_of(&job.tasks[&tid]);
             let task = job.tasks.get_mut(&tid).expect("ready task exists");
             task.leases += 1;
             writes.tasks.push(task.clone());
@@ -100,7 +107,7 @@ impl Ledger {
             };
             assignments.push(Assignment {
                 lease: Some(lease),
-                engine: e2_proto::engine_to_wire(job.rec.engine) as i32,
+                engine: e2_proto::engine_to_wire(engine) as i32,
                 puzzle: Some(job.wire.clone()),
                 prefix: e2_proto::encode_prefix(&task.prefix),
                 kind: Some(policy.assignment(&job.rec, task, &self.config)),
@@ -109,7 +116,7 @@ impl Ledger {
                 tid,
                 LeaseInfo {
                     epoch,
-                    worker: worker_id.to_string(),
+                    worker: me.clone(),
                     deadline: clock.now + ttl,
                     deadline_unix_ms,
                     since: clock.now,
@@ -135,8 +142,8 @@ impl Ledger {
         ))
     }
 
-    fn next_job_with_work(&self) -> Option<JobId> {
-        let has_work = |j: &&Job| !j.rec.state.is_over() && !j.ready.is_empty();
+    fn next_job_with_work(&self, me: &WorkerRef) -> Option<JobId> {
+        let has_work = |j: &&Job| !j.rec.state.is_over() && j.first_leasable(me).is_some();
         self.jobs
             .range(self.cursor + 1..)
             .map(|(_, j)| j)
@@ -158,7 +165,7 @@ impl Ledger {
         let mut candidates: Vec<(Instant, JobId, TaskId)> = self
             .jobs
             .values()
-            .filter(|j| j.policy().splits() && !j.rec.state.is_over())
+            .filter(|j| j.splits() && !j.rec.state.is_over())
             .flat_map(|j| {
                 j.leased
                     .iter()
@@ -224,7 +231,20 @@ impl Job {
 
     /// Whether the current lease of `tid` was issued to `worker_id`.
     pub(super) fn held_by(&self, tid: TaskId, worker_id: &str) -> bool {
-        self.leased.get(&tid).is_some_and(|l| l.worker == worker_id)
+        self.leased
+            .get(&tid)
+            .is_some_and(|l| l.worker.id == worker_id)
+    }
+
+    /// Where in the queue the first task `me` may lease is, if any.
+    fn first_leasable(&self, me: &WorkerRef) -> Option<usize> {
+        self.ready.iter().position(|&t| self.may_lease(t, me))
+    }
+
+    /// Whether this job's leases are asked to give work away: a verified
+    /// count's are not, since a recount must cover what the count covered.
+    pub(super) fn splits(&self) -> bool {
+        self.policy().splits() && self.rec.verify.is_none()
     }
 
     /// Renews the current lease of `tid` for another TTL and hands over
@@ -275,6 +295,12 @@ impl Job {
         let task = &self.tasks[&tid];
         if split.seq <= task.split_seq {
             return Ok(());
+        }
+        if !self.splits() {
+            return Err(bad_split(
+                tid,
+                "this job's tasks are counted whole (a verified count, or a job that never splits)",
+            ));
         }
         if split.seq != task.split_seq + 1 {
             return Err(Status::invalid_argument(format!(

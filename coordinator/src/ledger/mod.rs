@@ -34,6 +34,7 @@ mod count;
 mod leases;
 mod policy;
 mod reports;
+mod verify;
 mod views;
 
 #[cfg(test)]
@@ -52,6 +53,7 @@ use tonic::Status;
 
 use crate::records::{
     JobId, JobRecord, JobState, Mode, StoredPuzzle, StoredSearch, TaskId, TaskRecord, TaskState,
+    VerifyRecord, WorkerRef,
 };
 use crate::store::Loaded;
 
@@ -126,6 +128,9 @@ pub struct JobPlan {
     pub top_k: Option<u32>,
     /// Best jobs: how to search (counts keep the defaults).
     pub search: BestSearch,
+    /// Count jobs: the share of finished tasks recounted on another worker
+    /// (`None`: no checks).
+    pub verify: Option<f64>,
 }
 
 impl JobPlan {
@@ -140,6 +145,7 @@ impl JobPlan {
             target_score: None,
             top_k: None,
             search: BestSearch::default(),
+            verify: None,
         }
     }
 }
@@ -149,7 +155,7 @@ impl JobPlan {
 struct LeaseInfo {
     epoch: u64,
     /// The worker it was issued to: the only one whose reports count.
-    worker: String,
+    worker: WorkerRef,
     deadline: Instant,
     deadline_unix_ms: u64,
     /// When granted, or when its last split was applied.
@@ -161,6 +167,8 @@ struct LeaseInfo {
 
 #[derive(Debug)]
 struct WorkerInfo {
+    /// The name it registered with (reported on its tasks).
+    name: String,
     threads: u32,
     last_seen: Instant,
 }
@@ -288,6 +296,16 @@ impl Ledger {
             best_score: None,
             error: None,
             search: StoredSearch::from(&plan.search),
+            verify: plan.verify.map(|fraction| VerifyRecord {
+                ppm: (fraction.clamp(0.0, 1.0) * 1e6).round() as u32,
+                seed: fresh_seed(id),
+                sampled: 0,
+                agreed: 0,
+                corrected: 0,
+                recounts: 0,
+                recount_nodes: 0,
+                wrong: Vec::new(),
+            }),
         };
         let mut job = Job::new(rec);
         let mut writes = Writes {
@@ -342,6 +360,20 @@ fn finish(job: &mut Job, state: JobState, error: Option<String>, clock: Clock) {
     job.ready.clear();
     job.leased.clear();
     tracing::info!(job = job.rec.id, state = state.name(), solutions = job.rec.solutions, best = ?job.rec.best_score, "job over");
+}
+
+/// A seed nobody outside this process can predict: the standard library's
+/// per-process random hash keys, mixed with the time and the job id.
+fn fresh_seed(job: JobId) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(job);
+    h.write_u128(
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.finish()
 }
 
 /// A duration in whole milliseconds, saturating: time arithmetic in the

@@ -13,14 +13,16 @@ use e2_shared::{Error, Puzzle};
 use tonic::Status;
 
 use super::{best, count, finish, Clock, Job, LedgerConfig};
-use crate::records::{JobRecord, JobState, Mode, TaskId, TaskRecord, TaskState};
+use crate::records::{JobRecord, JobState, Mode, TaskId, TaskRecord, TaskState, WorkerRef};
 use crate::store::Writes;
 
 /// What an accepted completion reports.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(super) struct Completion {
     pub solutions: u64,
     pub nodes: u64,
+    /// The lease holder that reported it.
+    pub by: WorkerRef,
 }
 
 /// The rules of one kind of job.
@@ -176,17 +178,28 @@ pub(super) fn finish_task(
     clock: Clock,
     writes: &mut Writes,
 ) {
+    record_task(job, tid, done, writes);
+    end_if_no_task_left(job, clock);
+}
+
+/// The first half of [`finish_task`]: the task's figures, in the job once.
+pub(super) fn record_task(job: &mut Job, tid: TaskId, done: Completion, writes: &mut Writes) {
     let task = job.tasks.get_mut(&tid).expect("completed task exists");
     task.state = TaskState::Done;
     task.solutions = done.solutions;
     task.nodes = done.nodes;
     task.completions += 1;
     task.checkpoint = None;
+    task.done_by = Some(done.by);
     writes.tasks.push(task.clone());
     job.rec.tasks_done += 1;
     // Saturating: a total at the edge of u64 stays there rather than wrap.
     job.rec.solutions = job.rec.solutions.saturating_add(done.solutions);
     job.rec.nodes_done = job.rec.nodes_done.saturating_add(done.nodes);
+}
+
+/// The second half: the job is done once no task is left.
+pub(super) fn end_if_no_task_left(job: &mut Job, clock: Clock) {
     if job.no_task_left() && !job.rec.state.is_over() {
         finish(job, JobState::Done, None, clock);
     }

@@ -149,8 +149,8 @@ impl Ledger {
             job.check_split(tid, split, true)?;
         }
         writes.durable = true;
-        let seen = job.leased.remove(&tid).map_or(0, |l| l.nodes_seen);
-        job.add_work(req.nodes.saturating_sub(seen), clock.now);
+        let held = job.leased.remove(&tid).expect("the current lease");
+        job.add_work(req.nodes.saturating_sub(held.nodes_seen), clock.now);
         if !req.error.is_empty() {
             let error = format!("task {tid}: {}", req.error);
             finish(job, JobState::Failed, Some(error), clock);
@@ -164,6 +164,7 @@ impl Ledger {
         let done = Completion {
             solutions: req.solutions,
             nodes: req.nodes,
+            by: held.worker,
         };
         job.policy().complete(job, tid, done, clock, &mut writes);
         writes.jobs.push(job.rec.clone());

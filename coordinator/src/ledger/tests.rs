@@ -62,6 +62,7 @@ fn ledger_with_job(
         target_score: None,
         top_k: None,
         search,
+        verify: None,
     };
     l.submit(plan, clock);
     (l, w, clock)
@@ -493,6 +494,7 @@ fn an_absurd_time_limit_saturates_instead_of_ending_the_job_at_once() {
         target_score: Some(u32::MAX),
         top_k: None,
         search: BestSearch::default(),
+        verify: None,
     };
     let (id, _) = l.submit(plan, clock);
     l.expire(clock.later(Duration::from_secs(1)));

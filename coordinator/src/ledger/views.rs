@@ -15,7 +15,9 @@ use tonic::Status;
 
 use super::policy::{mode_to_wire, policy};
 use super::{Clock, Job, Ledger};
-use crate::records::{JobId, JobState, Mode, StoredPuzzle, StoredSearch, TaskState};
+use crate::records::{
+    CheckState, JobId, JobState, Mode, StoredPuzzle, StoredSearch, TaskState, WorkerRef,
+};
 
 /// One job as the operator endpoints show it.
 #[derive(Debug, Clone)]
@@ -44,7 +46,8 @@ impl Job {
     fn unfinished_progress(&self) -> (u64, u64) {
         self.tasks
             .iter()
-            .filter(|(_, t)| t.state != TaskState::Done)
+            // Recounts check figures already in the total; they add none.
+            .filter(|(_, t)| t.state != TaskState::Done && t.recount.is_none())
             .fold((0, 0), |(nodes, solutions), (id, t)| {
                 let (kept_nodes, kept_solutions) = t
                     .checkpoint
@@ -138,6 +141,41 @@ impl Ledger {
             error: rec.error.clone().unwrap_or_default(),
             created_unix_ms: rec.created_unix_ms,
             workers: self.workers.len() as u32,
+            verify: rec.verify.as_ref().map(|v| {
+                let seen: Vec<WorkerRef> = self
+                    .workers
+                    .iter()
+                    .map(|(id, w)| WorkerRef {
+                        id: id.clone(),
+                        name: w.name.clone(),
+                    })
+                    .collect();
+                pb::VerifyStatus {
+                    fraction: f64::from(v.ppm) / 1e6,
+                    sampled: v.sampled,
+                    agreed: v.agreed,
+                    corrected: v.corrected,
+                    pending: job.recounts_pending(),
+                    recounts: v.recounts,
+                    recount_nodes: v.recount_nodes,
+                    wrong: v
+                        .wrong
+                        .iter()
+                        .map(|w| pb::WrongWorker {
+                            worker_id: w.worker.id.clone(),
+                            name: w.worker.name.clone(),
+                            task_id: w.task,
+                            said: w.said,
+                            found: w.found,
+                        })
+                        .collect(),
+                    waiting: if rec.state.is_over() {
+                        String::new()
+                    } else {
+                        job.verify_waiting(seen.iter())
+                    },
+                }
+            }),
         }
     }
 
@@ -191,6 +229,20 @@ impl Ledger {
                 split_seq: t.split_seq,
                 prefix_json: serde_json::to_string(&t.prefix).expect("prefix serialises"),
                 has_checkpoint: t.checkpoint.is_some(),
+                recount_of: t.recount.as_ref().map(|r| r.of),
+                engine: job.engine_of(t).name().into(),
+                done_by: t
+                    .done_by
+                    .as_ref()
+                    .map(|w| format!("{} ({})", w.id, w.name))
+                    .unwrap_or_default(),
+                check: match t.check.as_ref().map(|c| c.state) {
+                    None => "",
+                    Some(CheckState::Pending) => "pending",
+                    Some(CheckState::Agreed) => "agreed",
+                    Some(CheckState::Corrected) => "corrected",
+                }
+                .into(),
             })
             .collect())
     }

@@ -36,6 +36,7 @@ pub mod rng;
 pub mod score;
 pub mod search;
 pub mod study;
+pub mod symmetry;
 
 pub use error::Error;
 pub use model::{rotate, Board, Edges, Hint, Placement, Puzzle};

@@ -190,6 +190,43 @@ impl Backtracker {
         visitor.prefixes
     }
 
+    /// Nodes at each depth `1..=max_depth` of this subtask's tree: entry
+    /// `d - 1` is how many placements the count makes on the `d`-th searched
+    /// cell of the fill order (each fits every placed neighbour, the frame
+    /// and the stock). Their sum over every depth is the count's `nodes`.
+    ///
+    /// Each depth is its own walk cut at that depth, counting its leaves, so
+    /// the counting loop carries no per-depth counter; the price is the sum
+    /// of the cumulative counts, about twice a walk to `max_depth`. Depths
+    /// beyond the searched cells are left out.
+    pub fn nodes_per_depth(&mut self, max_depth: usize) -> Vec<u64> {
+        let depth = max_depth.min(self.plan.levels.len());
+        let mut out = vec![0; depth];
+        if !self.plan.pinned_consistent {
+            return out;
+        }
+        let limits = Limits::default();
+        for d in 1..=depth {
+            self.state.reset(&self.plan);
+            let mut counters = Counters::default();
+            let mut driver = Driver::new(&limits, &self.puzzle, |_: &Checkpoint| {}, 0);
+            walk::walk(
+                &self.plan,
+                &mut self.state,
+                d,
+                Entry::Fresh,
+                &mut counters,
+                &mut driver,
+                &mut Count,
+            );
+            out[d - 1] = counters.solutions;
+            if counters.solutions == 0 {
+                break;
+            }
+        }
+        out
+    }
+
     /// The answer when there is nothing to search: no board if the pinned
     /// cells disagree, the pinned board itself if they cover everything.
     fn trivial(&self) -> Option<Counters> {

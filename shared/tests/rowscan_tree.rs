@@ -75,7 +75,7 @@ fn eight_by_eight_depths_1_to_12_are_the_community_row_scan() {
     check_8x8_depths(12);
 }
 
-/// About 7 G nodes of walking (a few minutes on one core).
+/// About 7 G nodes of walking: 606 s on this shared 2-core machine.
 #[test]
 #[ignore = "minutes: cargo test -p e2-shared --test rowscan_tree -- --ignored"]
 fn eight_by_eight_depths_1_to_18_are_the_community_row_scan() {

@@ -16,6 +16,7 @@
 //!   first-solution and prefix enumeration; `poll` is how it hears its
 //!   driver, `checkpoint` how its position is saved and laid back, and
 //!   `split` how it gives untried branches away.
+//! - `probe` shows the same tree to Knuth's estimator (`crate::estimate`).
 //! - `best` is the best-score search: strict (deepest partial board) or
 //!   break-tolerant with a depth schedule, with seeded restarts.
 //!
@@ -39,6 +40,7 @@ mod checkpoint;
 mod classes;
 mod plan;
 mod poll;
+mod probe;
 mod split;
 mod tables;
 mod walk;
@@ -46,6 +48,7 @@ mod walk;
 pub use best::{BestConfig, BestReport, BreakSchedule};
 
 use crate::error::{Error, Result};
+use crate::estimate::{knuth, Estimate, Probes};
 use crate::model::{Board, Puzzle};
 use crate::order::FillOrder;
 use crate::search::Engine;
@@ -227,6 +230,16 @@ impl Backtracker {
         out
     }
 
+    /// Knuth's estimate of the tree [`Backtracker::count`] walks (see
+    /// `crate::estimate`): its nodes, spread and boards, from
+    /// `config.probes` random root-to-leaf probes.
+    pub fn estimate(&mut self, config: &Probes) -> Result<Estimate> {
+        if let Some(trivial) = self.trivial() {
+            return Ok(Estimate::empty(config.probes, trivial.solutions as f64));
+        }
+        knuth(&mut probe::Probe::new(&self.plan, &mut self.state), config)
+    }
+
     /// The answer when there is nothing to search: no board if the pinned
     /// cells disagree, the pinned board itself if they cover everything.
     fn trivial(&self) -> Option<Counters> {
@@ -299,6 +312,17 @@ impl Backtracker {
 /// `order` on `puzzle`, as prefixes (see [`Backtracker::prefixes`]).
 pub fn prefixes(puzzle: &Puzzle, order: FillOrder, depth: usize) -> Result<Vec<Prefix>> {
     Ok(Backtracker::new(puzzle, order, &Prefix::new())?.prefixes(depth))
+}
+
+/// Knuth's estimate of the count's tree of the subtask `prefix` of
+/// `puzzle` under `order` (see [`Backtracker::estimate`]).
+pub fn estimate(
+    puzzle: &Puzzle,
+    order: FillOrder,
+    prefix: &Prefix,
+    config: &Probes,
+) -> Result<Estimate> {
+    Backtracker::new(puzzle, order, prefix)?.estimate(config)
 }
 
 struct FirstBoard<'a> {

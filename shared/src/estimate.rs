@@ -105,7 +105,7 @@ impl Estimate {
 /// `config.seed`: the same inputs give the same figures on any machine.
 pub fn knuth(tree: &mut impl ProbeTree, config: &Probes) -> Result<Estimate> {
     check(config)?;
-    let mut rng = Rng::fork(config.seed, 0x6b6e_7574_68); // "knuth"
+    let mut rng = Rng::fork(config.seed, 0x006b_6e75_7468); // "knuth"
     let (mut sum, mut sum_sq, mut solutions) = (0.0f64, 0.0f64, 0.0f64);
     let mut per_depth: Vec<f64> = Vec::new();
     for _ in 0..config.probes {

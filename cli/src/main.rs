@@ -13,13 +13,14 @@ mod signals;
 
 use clap::{Parser, Subcommand};
 
-use commands::{boards, dlx, experiment, generate, run};
+use commands::{boards, dlx, estimate, experiment, generate, run};
 
 /// e2: a distributed Eternity II solver.
 ///
 /// Start here:
 ///   e2 solve                         best-score search on the bundled puzzle
 ///   e2 count --puzzle P.json         count every solution of a small puzzle
+///   e2 estimate --puzzle P.json      how many nodes (and seconds) that count takes
 ///   e2 convert URL-or-FILE           read a board in any notation, print all
 #[derive(Debug, Parser)]
 #[command(name = "e2", version, about, long_about, verbatim_doc_comment)]
@@ -36,6 +37,9 @@ enum Command {
     /// Count every solution of a puzzle (distinct boards honouring its
     /// hints), embedded coordinator and workers; prints JSON.
     Count(run::CountArgs),
+    /// Estimate the size of a count's tree (Knuth's random probes) under
+    /// every fill order, and its time at this machine's node rate; prints JSON.
+    Estimate(estimate::EstimateArgs),
     /// Read a board or puzzle in any notation and print it in every other
     /// (or only `--to FORMAT`), with its score.
     Convert(boards::ConvertArgs),
@@ -63,6 +67,7 @@ fn main() {
     let result = match cli.command {
         Command::Solve(args) => run::solve(args),
         Command::Count(args) => run::count(args),
+        Command::Estimate(args) => estimate::run(args),
         Command::Convert(args) => boards::convert(args),
         Command::Score(args) => boards::score(args),
         Command::Render(args) => boards::render(args),

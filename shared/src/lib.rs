@@ -17,6 +17,8 @@
 //!   type), and the best-job settings both coordinator and worker read.
 //! - [`backtrack`] and [`dlx`]: the two engines. They know nothing of gRPC,
 //!   run a prefix subtree, and stop and resume exactly.
+//! - [`estimate`]: Knuth's random-probe estimate of a count's tree, by
+//!   puzzle, order and prefix, before walking it.
 //! - [`render`]: an SVG picture of a board.
 //!
 //! The crate has no I/O beyond what its callers hand it and no async: the
@@ -26,6 +28,7 @@ pub mod backtrack;
 pub mod dlx;
 pub mod engine;
 pub mod error;
+pub mod estimate;
 pub mod formats;
 pub mod generator;
 pub mod layouts;

@@ -2,6 +2,7 @@
 
 pub mod boards;
 pub mod dlx;
+pub mod estimate;
 pub mod experiment;
 pub mod generate;
 pub mod run;

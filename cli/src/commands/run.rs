@@ -102,7 +102,7 @@ pub fn search_settings(order: Option<&str>, max_breaks: Option<u32>) -> Result<B
     })
 }
 
-fn threads(requested: Option<usize>) -> usize {
+pub(crate) fn threads(requested: Option<usize>) -> usize {
     requested
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1)

@@ -16,6 +16,7 @@
 //!   first-solution and prefix enumeration; `poll` is how it hears its
 //!   driver, `checkpoint` how its position is saved and laid back, and
 //!   `split` how it gives untried branches away.
+//! - `probe` shows the same tree to Knuth's estimator (`crate::estimate`).
 //! - `best` is the best-score search: strict (deepest partial board) or
 //!   break-tolerant with a depth schedule, with seeded restarts.
 //!
@@ -39,6 +40,7 @@ mod checkpoint;
 mod classes;
 mod plan;
 mod poll;
+mod probe;
 mod split;
 mod tables;
 mod walk;
@@ -46,6 +48,7 @@ mod walk;
 pub use best::{BestConfig, BestReport, BreakSchedule};
 
 use crate::error::{Error, Result};
+use crate::estimate::{knuth, Estimate, Probes};
 use crate::model::{Board, Puzzle};
 use crate::order::FillOrder;
 use crate::search::Engine;
@@ -190,6 +193,53 @@ impl Backtracker {
         visitor.prefixes
     }
 
+    /// Nodes at each depth `1..=max_depth` of this subtask's tree: entry
+    /// `d - 1` is how many placements the count makes on the `d`-th searched
+    /// cell of the fill order (each fits every placed neighbour, the frame
+    /// and the stock). Their sum over every depth is the count's `nodes`.
+    ///
+    /// Each depth is its own walk cut at that depth, counting its leaves, so
+    /// the counting loop carries no per-depth counter; the price is the sum
+    /// of the cumulative counts, about twice a walk to `max_depth`. Depths
+    /// beyond the searched cells are left out.
+    pub fn nodes_per_depth(&mut self, max_depth: usize) -> Vec<u64> {
+        let depth = max_depth.min(self.plan.levels.len());
+        let mut out = vec![0; depth];
+        if !self.plan.pinned_consistent {
+            return out;
+        }
+        let limits = Limits::default();
+        for d in 1..=depth {
+            self.state.reset(&self.plan);
+            let mut counters = Counters::default();
+            let mut driver = Driver::new(&limits, &self.puzzle, |_: &Checkpoint| {}, 0);
+            walk::walk(
+                &self.plan,
+                &mut self.state,
+                d,
+                Entry::Fresh,
+                &mut counters,
+                &mut driver,
+                &mut Count,
+            );
+            out[d - 1] = counters.solutions;
+            if counters.solutions == 0 {
+                break;
+            }
+        }
+        out
+    }
+
+    /// Knuth's estimate of the tree [`Backtracker::count`] walks (see
+    /// `crate::estimate`): its nodes, spread and boards, from
+    /// `config.probes` random root-to-leaf probes.
+    pub fn estimate(&mut self, config: &Probes) -> Result<Estimate> {
+        if let Some(trivial) = self.trivial() {
+            return Ok(Estimate::empty(config.probes, trivial.solutions as f64));
+        }
+        knuth(&mut probe::Probe::new(&self.plan, &mut self.state), config)
+    }
+
     /// The answer when there is nothing to search: no board if the pinned
     /// cells disagree, the pinned board itself if they cover everything.
     fn trivial(&self) -> Option<Counters> {
@@ -262,6 +312,17 @@ impl Backtracker {
 /// `order` on `puzzle`, as prefixes (see [`Backtracker::prefixes`]).
 pub fn prefixes(puzzle: &Puzzle, order: FillOrder, depth: usize) -> Result<Vec<Prefix>> {
     Ok(Backtracker::new(puzzle, order, &Prefix::new())?.prefixes(depth))
+}
+
+/// Knuth's estimate of the count's tree of the subtask `prefix` of
+/// `puzzle` under `order` (see [`Backtracker::estimate`]).
+pub fn estimate(
+    puzzle: &Puzzle,
+    order: FillOrder,
+    prefix: &Prefix,
+    config: &Probes,
+) -> Result<Estimate> {
+    Backtracker::new(puzzle, order, prefix)?.estimate(config)
 }
 
 struct FirstBoard<'a> {

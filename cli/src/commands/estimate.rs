@@ -1,0 +1,126 @@
+//! `e2 estimate`: how big a count's tree is before walking it.
+//!
+//! A count can take milliseconds or days, and the fill order alone moves
+//! that by orders of magnitude, so this command answers first: Knuth's
+//! random-probe estimate (`e2_shared::estimate`) of the tree `e2 count`
+//! would walk, the same under every fill order the engine has, and the time
+//! it would take at the node rate measured here and now with a short run of
+//! the count itself. Probes are seeded, so the estimate is reproducible;
+//! only the measured rate (and so the time) depends on the machine.
+
+use std::time::Duration;
+
+use anyhow::{anyhow, Result};
+use clap::Args;
+use e2_shared::engine::{Engine, Subtree, COUNT_ORDER};
+use e2_shared::estimate::{estimate, measure_rate, Estimate, Probes, MAX_PROBES};
+use e2_shared::formats::Duplicates;
+use e2_shared::order::FillOrder;
+use e2_shared::search::Prefix;
+use serde_json::{json, Value};
+
+use crate::input::read_puzzle;
+
+/// How long the count runs to measure the node rate.
+const RATE_RUN: Duration = Duration::from_millis(300);
+
+#[derive(Debug, Args)]
+pub struct EstimateArgs {
+    /// The puzzle (Puzzle JSON or CSV).
+    #[arg(long, value_name = "P.json")]
+    pub puzzle: String,
+    /// The fill order whose tree `nodes` estimates. Default: the order
+    /// `e2 count` uses (row-major). Every order is estimated in `orders`.
+    #[arg(long, value_name = "ORDER")]
+    pub order: Option<FillOrder>,
+    /// The engine whose tree is estimated (today only backtrack has one).
+    #[arg(long, default_value = "backtrack", value_name = "ENGINE")]
+    pub engine: Engine,
+    /// Random root-to-leaf probes per order: more probes, smaller spread.
+    #[arg(long, default_value_t = 20_000, value_name = "N", value_parser = probes_arg)]
+    pub probes: u64,
+    /// Seed of the probes: the same seed gives the same estimate.
+    #[arg(long, default_value_t = 1, value_name = "S")]
+    pub seed: u64,
+    /// Engine threads the time estimate assumes (default: every core, as
+    /// `e2 count`).
+    #[arg(long, value_name = "N", value_parser = crate::commands::threads_arg)]
+    pub threads: Option<usize>,
+}
+
+fn probes_arg(s: &str) -> Result<u64, String> {
+    let n: u64 = s
+        .parse()
+        .map_err(|_| format!("\"{s}\" is not a number of probes"))?;
+    if !(1..=MAX_PROBES).contains(&n) {
+        return Err(format!("{n} is out of range 1..={MAX_PROBES}"));
+    }
+    Ok(n)
+}
+
+/// An estimate as JSON: nodes rounded to whole nodes, the spread as the
+/// standard error and its ratio to the estimate.
+fn figures(e: &Estimate) -> (Value, Value) {
+    (
+        json!(e.nodes.round()),
+        json!({
+            "stderr": e.stderr.round(),
+            "relative": (e.relative_stderr() * 1000.0).round() / 1000.0,
+        }),
+    )
+}
+
+pub fn run(args: EstimateArgs) -> Result<()> {
+    let puzzle = read_puzzle(&args.puzzle, Duplicates::Allow)?;
+    let config = Probes {
+        probes: args.probes,
+        seed: args.seed,
+    };
+    let order = args.order.unwrap_or(COUNT_ORDER);
+    let prefix = Prefix::new();
+    let subtree = Subtree::new(&puzzle, &prefix).with_order(order);
+    let headline = estimate(args.engine, &subtree, &config).map_err(|e| anyhow!("{e}"))?;
+
+    let mut orders = Vec::new();
+    for o in FillOrder::ALL {
+        let e = if o == order {
+            headline.clone()
+        } else {
+            estimate(args.engine, &subtree.with_order(o), &config)?
+        };
+        let (nodes, spread) = figures(&e);
+        orders.push(json!({
+            "order": o.name(),
+            "nodes": nodes,
+            "spread": spread,
+            "count_uses": o == COUNT_ORDER,
+        }));
+    }
+
+    let threads = crate::commands::run::threads(args.threads);
+    let rate = measure_rate(args.engine, &subtree, RATE_RUN)?;
+    let per_thread = rate.nodes_per_second();
+    let seconds_estimate = headline.nodes / (per_thread * threads as f64);
+    let (nodes, spread) = figures(&headline);
+    let out = json!({
+        "puzzle": puzzle.name,
+        "engine": args.engine.name(),
+        "order": order.name(),
+        "count_order": COUNT_ORDER.name(),
+        "nodes": nodes,
+        "spread": spread,
+        "probes": config.probes,
+        "seed": config.seed,
+        "seconds_estimate": (seconds_estimate * 1000.0).round() / 1000.0,
+        "rate": {
+            "nodes_per_second_per_thread": per_thread.round(),
+            "threads": threads,
+            "measured_nodes": rate.nodes,
+            "measured_seconds": (rate.seconds * 1000.0).round() / 1000.0,
+            "whole_tree": rate.whole_tree,
+        },
+        "orders": orders,
+    });
+    crate::outln!("{out}");
+    Ok(())
+}

@@ -13,30 +13,10 @@ use std::time::{Duration, Instant};
 
 use cluster_support::{engine_count, free_port, run_bounded, E2};
 use e2_shared::engine::Engine;
-use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair, KeyUsagePurpose};
 
-/// Writes ca.pem, cert.pem and key.pem (for 127.0.0.1) into `dir`.
+/// ca.pem, cert.pem and key.pem for 127.0.0.1 in `dir`.
 fn certificates(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
-    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-    let ca_key = KeyPair::generate().unwrap();
-    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
-    let issuer = Issuer::new(ca_params, ca_key);
-    let server_key = KeyPair::generate().unwrap();
-    let server_cert = CertificateParams::new(vec!["127.0.0.1".to_string(), "localhost".into()])
-        .unwrap()
-        .signed_by(&server_key, &issuer)
-        .unwrap();
-    let (ca, cert, key) = (
-        dir.join("ca.pem"),
-        dir.join("cert.pem"),
-        dir.join("key.pem"),
-    );
-    std::fs::write(&ca, ca_cert.pem()).unwrap();
-    std::fs::write(&cert, server_cert.pem()).unwrap();
-    std::fs::write(&key, server_key.serialize_pem()).unwrap();
-    (ca, cert, key)
+    cluster_support::tls_certificates(dir, &["127.0.0.1", "localhost"])
 }
 
 struct Killed(Vec<Child>);

@@ -406,3 +406,31 @@ impl Gen {
 pub fn generated_puzzle(dir: &Path) -> PathBuf {
     Gen::new(5, 8, 3, 1).write(dir)
 }
+
+/// A certificate authority made on the spot, and a server certificate it
+/// signed for `names` (IP addresses or host names): writes ca.pem,
+/// cert.pem and key.pem into `dir` and returns their paths in that order.
+pub fn tls_certificates(dir: &Path, names: &[&str]) -> (PathBuf, PathBuf, PathBuf) {
+    use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair, KeyUsagePurpose};
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+    let ca_key = KeyPair::generate().unwrap();
+    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
+    let issuer = Issuer::new(ca_params, ca_key);
+    let server_key = KeyPair::generate().unwrap();
+    let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+    let server_cert = CertificateParams::new(names)
+        .unwrap()
+        .signed_by(&server_key, &issuer)
+        .unwrap();
+    let (ca, cert, key) = (
+        dir.join("ca.pem"),
+        dir.join("cert.pem"),
+        dir.join("key.pem"),
+    );
+    std::fs::write(&ca, ca_cert.pem()).unwrap();
+    std::fs::write(&cert, server_cert.pem()).unwrap();
+    std::fs::write(&key, server_key.serialize_pem()).unwrap();
+    (ca, cert, key)
+}

@@ -224,6 +224,13 @@ pub struct SubmitArgs {
     /// workers (three to settle a disagreement). See docs/security.md.
     #[arg(long, value_name = "FRACTION")]
     verify: Option<f64>,
+    /// Count jobs: the fill order of the tree (default: the smallest
+    /// estimated tree; see `e2 count --help`).
+    #[arg(long = "count-order", value_name = "ORDER")]
+    count_order: Option<String>,
+    /// Count jobs: count the whole tree, without the rotation reduction.
+    #[arg(long)]
+    no_symmetry: bool,
 }
 
 #[derive(Debug, Args)]
@@ -378,6 +385,13 @@ async fn submit(a: SubmitArgs) -> Result<()> {
         }
         options.verify = Some(f);
     }
+    if !matches!(a.mode, ModeArg::Count) && (a.count_order.is_some() || a.no_symmetry) {
+        bail!(
+            "--count-order and --no-symmetry apply to --mode count only (a best job takes --order)"
+        );
+    }
+    options.no_symmetry = a.no_symmetry;
+    options.count_order = a.count_order.clone();
     if a.order.is_some() || a.max_breaks.is_some() {
         let search = crate::commands::run::search_settings(a.order.as_deref(), a.max_breaks)?;
         options.search = Some(e2_proto::search_to_wire(&search));

@@ -34,6 +34,10 @@ pub struct SubmitOptions {
     pub search: Option<pb::SearchSettings>,
     /// Count jobs: the share of finished tasks recounted on another worker.
     pub verify: Option<f64>,
+    /// Count jobs: count the whole tree, without the rotation reduction ...
+    pub no_symmetry: bool,
+    /// ... and walk this fill order (`None`: the smallest estimated tree).
+    pub count_order: Option<String>,
 }
 
 impl SubmitOptions {
@@ -46,6 +50,8 @@ impl SubmitOptions {
             top_k: None,
             search: None,
             verify: None,
+            no_symmetry: false,
+            count_order: None,
         }
     }
 
@@ -190,6 +196,8 @@ impl Client {
             top_k: options.top_k.unwrap_or(0),
             search: options.search.clone(),
             verify_fraction: options.verify.unwrap_or(0.0),
+            no_symmetry: options.no_symmetry,
+            count_order: options.count_order.clone().unwrap_or_default(),
         };
         Ok(self
             .inner
@@ -303,6 +311,20 @@ pub fn status_json(s: &JobStatus) -> Value {
     match mode_name(s) {
         "count" => {
             map.insert("solutions".into(), json!(s.solutions));
+            if !s.labelled_solutions.is_empty() {
+                map.insert("labelled_solutions".into(), labelled(&s.labelled_solutions));
+            }
+            if !s.symmetry.is_empty() {
+                map.insert("symmetry".into(), json!(s.symmetry));
+                map.insert("symmetry_factor".into(), json!(s.symmetry_factor));
+            }
+            if !s.count_order.is_empty() {
+                map.insert("order".into(), json!(s.count_order));
+                map.insert("order_chosen".into(), json!(s.count_order_chosen));
+            }
+            if s.estimated_nodes > 0 {
+                map.insert("estimated_nodes".into(), json!(s.estimated_nodes));
+            }
             if let Some(eta) = s.eta_secs {
                 map.insert("eta_secs".into(), json!(eta.round()));
             }
@@ -319,6 +341,14 @@ pub fn status_json(s: &JobStatus) -> Value {
         map.insert("error".into(), json!(s.error));
     }
     v
+}
+
+/// A labelled count as JSON: a number while it fits in a `u64`, else the
+/// decimal string.
+pub fn labelled(decimal: &str) -> Value {
+    decimal
+        .parse::<u64>()
+        .map_or_else(|_| json!(decimal), |n| json!(n))
 }
 
 /// How a verified count's checks stand, as `e2 status` prints them.

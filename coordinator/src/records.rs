@@ -169,6 +169,47 @@ pub struct JobRecord {
     /// Count jobs submitted with a verify fraction: the sample and its tally.
     #[serde(default)]
     pub verify: Option<VerifyRecord>,
+    /// Count jobs: the planned tree and order (absent in records written
+    /// before plans existed: the whole tree, row-major).
+    #[serde(default)]
+    pub count: Option<StoredCount>,
+}
+
+/// How a count job was planned (`e2_shared::count_plan`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredCount {
+    /// The fill order every task walks, by name.
+    pub order: String,
+    /// Whether it was chosen by estimate rather than asked for.
+    pub order_chosen: bool,
+    /// The rotation reduction: the corner pinned in each part, as
+    /// `(pos, piece, rot)` (none: one part, the puzzle itself) ...
+    pub pins: Vec<(usize, usize, u8)>,
+    /// ... what the parts' sum is multiplied by, and why, in words.
+    pub factor: u64,
+    pub symmetry: String,
+    /// The tree's estimated nodes when planned.
+    pub estimate: Option<u64>,
+    /// Whether the reduction was asked for (it may still be "none").
+    #[serde(default)]
+    pub asked_symmetry: bool,
+}
+
+impl StoredCount {
+    /// The puzzle of each part: `puzzle` with that part's pin as a hint.
+    pub fn parts(&self, puzzle: &Puzzle) -> Vec<Puzzle> {
+        if self.pins.is_empty() {
+            return vec![puzzle.clone()];
+        }
+        self.pins
+            .iter()
+            .map(|&(pos, piece, rot)| {
+                let mut part = puzzle.clone();
+                part.hints.push(Hint { pos, piece, rot });
+                part
+            })
+            .collect()
+    }
 }
 
 /// A worker as the ledger remembers it: its registration id (unique per
@@ -290,6 +331,9 @@ pub struct TaskRecord {
     /// ... and on a finished task once it is chosen for a check.
     #[serde(default)]
     pub check: Option<Check>,
+    /// Count jobs: which part of a reduced count it belongs to.
+    #[serde(default)]
+    pub part: u32,
 }
 
 impl TaskRecord {
@@ -311,6 +355,7 @@ impl TaskRecord {
             done_by: None,
             recount: None,
             check: None,
+            part: 0,
         }
     }
 }

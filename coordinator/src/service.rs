@@ -27,6 +27,7 @@ use crate::ledger::{self, Clock, JobPlan, Ledger};
 use crate::puzzle_input;
 use crate::records::{JobId, Mode};
 use crate::store::{Store, Writes};
+use e2_shared::order::FillOrder;
 
 pub struct Shared {
     ledger: Mutex<Ledger>,
@@ -175,6 +176,22 @@ fn verify_fraction(mode: Mode, fraction: f64) -> Result<Option<f64>, Status> {
     Ok(Some(fraction))
 }
 
+/// The fill order a count asked for: none (choose by estimate), or a
+/// known order's name; counts only.
+fn count_order(mode: Mode, name: &str) -> Result<Option<FillOrder>, Status> {
+    if name.is_empty() {
+        return Ok(None);
+    }
+    if mode != Mode::Count {
+        return Err(Status::invalid_argument(
+            "count_order: applies to count jobs (a best job's order is in its search settings)",
+        ));
+    }
+    name.parse()
+        .map(Some)
+        .map_err(|e: e2_shared::Error| Status::invalid_argument(format!("count_order: {e}")))
+}
+
 /// Validates and plans a submission, then creates the job.
 pub async fn submit(shared: &Shared, req: pb::SubmitRequest) -> Result<JobId, Status> {
     let puzzle = puzzle_input::read(&req.puzzle_json)
@@ -196,6 +213,10 @@ pub async fn submit(shared: &Shared, req: pb::SubmitRequest) -> Result<JobId, St
         top_k: (req.top_k > 0).then_some(req.top_k),
         search,
         verify: verify_fraction(mode, req.verify_fraction)?,
+        symmetry: !req.no_symmetry,
+        count_order: count_order(mode, &req.count_order)?,
+        parts: Vec::new(),
+        count: None,
     };
     let threads = shared.read(|l, _| l.worker_threads());
     submit_plan(shared, job, threads).await
@@ -215,16 +236,24 @@ pub async fn submit_plan(
     } else {
         threads
     };
+    let ask = ledger::PlanAsk {
+        threads,
+        symmetry: job.symmetry,
+        count_order: job.count_order,
+        fine: job.verify.is_some(),
+    };
     let planned = {
         let (puzzle, mode, engine, search) = (job.puzzle.clone(), job.mode, job.engine, job.search);
         tokio::task::spawn_blocking(move || {
-            ledger::first_tasks(&puzzle, mode, engine, &search, threads)
+            ledger::first_tasks(&puzzle, mode, engine, &search, &ask)
         })
         .await
         .map_err(|e| Status::internal(format!("planning failed: {e}")))?
         .map_err(|e| Status::invalid_argument(e.to_string()))?
     };
-    job.prefixes = planned;
+    job.prefixes = planned.prefixes;
+    job.parts = planned.parts;
+    job.count = planned.count;
     shared.apply(|l, clock| Ok(l.submit(job, clock))).await
 }
 

@@ -472,6 +472,7 @@ mod tests {
             error: None,
             search: Default::default(),
             verify: None,
+            count: None,
         }
     }
 

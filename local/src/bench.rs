@@ -13,7 +13,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
 use e2_coordinator::ledger::{JobPlan, LedgerConfig};
-use e2_coordinator::records::Mode;
 use e2_coordinator::server::{self, CoordinatorConfig, Running};
 use e2_coordinator::service::{self, Shared};
 use e2_proto::auth::BearerToken;
@@ -133,15 +132,8 @@ async fn throughput(puzzle: &Puzzle, tasks: usize, workers: usize) -> Result<Dur
     let stop = CancellationToken::new();
     let running = coordinator(dir.path(), &stop).await?;
     let plan = JobPlan {
-        puzzle: puzzle.clone(),
-        mode: Mode::Count,
-        engine: Engine::Backtrack,
         prefixes: vec![Vec::new(); tasks],
-        time_limit: None,
-        target_score: None,
-        top_k: None,
-        search: Default::default(),
-        verify: None,
+        ..JobPlan::count(puzzle, Engine::Backtrack)
     };
     let job = running
         .shared

@@ -24,6 +24,7 @@ use e2_coordinator::records::Mode;
 use e2_coordinator::service::{self, Shared};
 use e2_proto::pb;
 use e2_shared::engine::{BestSearch, Engine};
+use e2_shared::order::FillOrder;
 use e2_shared::Puzzle;
 use e2_worker::WorkerConfig;
 use tokio_util::sync::CancellationToken;
@@ -43,6 +44,28 @@ pub struct CountOutcome {
     /// The job was found in the data directory rather than submitted.
     pub resumed: bool,
     pub elapsed: Duration,
+    /// The job's last status: how the count was planned (its symmetry, fill
+    /// order, estimate) and the labelled count.
+    pub status: pb::JobStatus,
+}
+
+/// Options of an embedded count.
+#[derive(Debug, Clone, Copy)]
+pub struct CountOptions {
+    /// Count a quarter (or half) of the tree where a board rotation makes
+    /// that exact (the default); false counts the whole tree.
+    pub symmetry: bool,
+    /// The fill order; `None`: the one with the smallest estimated tree.
+    pub order: Option<FillOrder>,
+}
+
+impl Default for CountOptions {
+    fn default() -> Self {
+        CountOptions {
+            symmetry: true,
+            order: None,
+        }
+    }
 }
 
 /// Options of an embedded best-score search.
@@ -76,12 +99,17 @@ pub struct BestOutcome {
 pub async fn count(
     puzzle: &Puzzle,
     engine: Engine,
+    options: CountOptions,
     data_dir: Option<PathBuf>,
     threads: usize,
     interrupt: CancellationToken,
     on_status: impl FnMut(&pb::JobStatus),
 ) -> Result<CountOutcome> {
-    let plan = JobPlan::count(puzzle, engine);
+    let plan = JobPlan {
+        symmetry: options.symmetry,
+        count_order: options.order,
+        ..JobPlan::count(puzzle, engine)
+    };
     let run = run_job(plan, data_dir, threads, interrupt, on_status).await?;
     Ok(CountOutcome {
         job_id: run.status.job_id,
@@ -91,6 +119,7 @@ pub async fn count(
         finished: run.finished,
         resumed: run.resumed,
         elapsed: run.elapsed,
+        status: run.status,
     })
 }
 
@@ -107,15 +136,12 @@ pub async fn best(
 ) -> Result<BestOutcome> {
     let top = options.top_k.unwrap_or(10);
     let plan = JobPlan {
-        puzzle: puzzle.clone(),
         mode: Mode::Best,
-        engine,
-        prefixes: Vec::new(),
         time_limit: options.time_limit,
         target_score: options.target_score,
         top_k: Some(top),
         search: options.search,
-        verify: None,
+        ..JobPlan::count(puzzle, engine)
     };
     let run = run_job(plan, data_dir, threads, interrupt, on_status).await?;
     Ok(BestOutcome {
@@ -164,16 +190,8 @@ async fn run_job(
     let shared = Arc::clone(&running.shared);
     let threads = threads.max(1);
 
-    let (mode, engine) = (plan.mode, plan.engine);
-    let resumable = shared.read(|l, _| {
-        l.find_resumable(
-            &plan.puzzle,
-            mode,
-            engine,
-            &plan.search,
-            mode == Mode::Count,
-        )
-    });
+    let mode = plan.mode;
+    let resumable = shared.read(|l, _| l.find_resumable(&plan, mode == Mode::Count));
     let (job_id, resumed) = match resumable {
         Some(id) => (id, true),
         None => (
@@ -279,6 +297,7 @@ mod tests {
         let first = count(
             &puzzle,
             Engine::Backtrack,
+            CountOptions::default(),
             Some(dir.path().into()),
             2,
             CancellationToken::new(),
@@ -291,6 +310,7 @@ mod tests {
         let again = count(
             &puzzle,
             Engine::Backtrack,
+            CountOptions::default(),
             Some(dir.path().into()),
             1,
             CancellationToken::new(),
@@ -333,6 +353,7 @@ mod tests {
         let first = count(
             &puzzle,
             Engine::Dlx,
+            CountOptions::default(),
             Some(dir.path().into()),
             2,
             interrupt,
@@ -347,6 +368,7 @@ mod tests {
         let second = count(
             &puzzle,
             Engine::Dlx,
+            CountOptions::default(),
             Some(dir.path().into()),
             2,
             CancellationToken::new(),

@@ -5,6 +5,7 @@
 //! [`WireError`] naming the field.
 
 use e2_shared::engine::{BestLease, BestSearch, Engine};
+use e2_shared::order::FillOrder;
 use e2_shared::search::{Checkpoint, Prefix};
 use e2_shared::{Hint, Puzzle};
 
@@ -195,6 +196,8 @@ pub enum TaskKind {
     Count {
         checkpoint: Option<Checkpoint>,
         split_seq: u32,
+        /// The job's fill order.
+        order: FillOrder,
     },
     /// One round of best-score search.
     Best {
@@ -216,6 +219,13 @@ pub fn decode_assignment(a: &pb::Assignment) -> Result<Work, WireError> {
         Some(pb::assignment::Kind::Count(c)) => TaskKind::Count {
             checkpoint: decode_checkpoint(&c.checkpoint)?,
             split_seq: c.split_seq,
+            order: if c.order.is_empty() {
+                FillOrder::RowMajor
+            } else {
+                c.order
+                    .parse()
+                    .map_err(|e| WireError::new("count.order", e))?
+            },
         },
         Some(pb::assignment::Kind::Best(b)) => TaskKind::Best {
             lease: BestLease {
@@ -350,7 +360,8 @@ mod tests {
             work.kind,
             TaskKind::Count {
                 checkpoint: None,
-                split_seq: 0
+                split_seq: 0,
+                order: FillOrder::RowMajor,
             }
         );
     }

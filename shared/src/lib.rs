@@ -25,6 +25,7 @@
 //! coordinator and workers wrap it, never the other way round.
 
 pub mod backtrack;
+pub mod count_plan;
 pub mod dlx;
 pub mod engine;
 pub mod error;

@@ -90,9 +90,10 @@ fn clues_survive(puzzle: &Puzzle, turns: u8, map: impl Fn(usize) -> usize) -> bo
         .iter()
         .map(|h| (h.pos, puzzle.hint_edges(h)))
         .collect();
-    puzzle.hints.iter().all(|h| {
-        at.get(&map(h.pos)) == Some(&rotate(puzzle.hint_edges(h), turns))
-    })
+    puzzle
+        .hints
+        .iter()
+        .all(|h| at.get(&map(h.pos)) == Some(&rotate(puzzle.hint_edges(h), turns)))
 }
 
 /// The rotation that seats corner piece `edges` with grey on `sides`.
@@ -225,7 +226,10 @@ mod tests {
     #[test]
     fn labelled_factor_counts_twins_and_alike_turns() {
         // Two twins (2!), one of four alike turns, one of two: 2·4·2 = 16.
-        let p = square(2, vec![[1, 2, 3, 4], [2, 3, 4, 1], [5, 5, 5, 5], [6, 7, 6, 7]]);
+        let p = square(
+            2,
+            vec![[1, 2, 3, 4], [2, 3, 4, 1], [5, 5, 5, 5], [6, 7, 6, 7]],
+        );
         assert_eq!(labelled_factor(&p), Some(16));
     }
 }

@@ -77,7 +77,11 @@ fn reduced_counts_equal_whole_counts_on_generated_puzzles() {
             }
             kinds.3 += usize::from(has_twins_or_symmetric(&p));
             if w * h <= 16 {
-                assert_eq!(reduced(Engine::Dlx, &p, &r), whole, "dlx {w}x{h} seed {seed}");
+                assert_eq!(
+                    reduced(Engine::Dlx, &p, &r),
+                    whole,
+                    "dlx {w}x{h} seed {seed}"
+                );
             }
         }
     }
@@ -98,13 +102,24 @@ fn a_board_equal_to_its_own_turn_is_counted_once() {
         height: 3,
         num_colors: 2,
         pieces: vec![
-            corner, edge, corner, edge, [1, 1, 1, 1], edge, corner, edge, corner,
+            corner,
+            edge,
+            corner,
+            edge,
+            [1, 1, 1, 1],
+            edge,
+            corner,
+            edge,
+            corner,
         ],
         hints: vec![],
     };
     let r = reduce(&p);
     assert_eq!(r.factor, 1, "{}", r.note);
-    assert_eq!(reduced(Engine::Backtrack, &p, &r), count(Engine::Backtrack, &p));
+    assert_eq!(
+        reduced(Engine::Backtrack, &p, &r),
+        count(Engine::Backtrack, &p)
+    );
 }
 
 #[test]
@@ -148,8 +163,8 @@ fn reduced_counts_equal_published_counts_on_brendan_puzzles() {
             "{}/../../shared/data/brendan/{file}.json",
             env!("CARGO_MANIFEST_DIR")
         );
-        let p = e2_shared::formats::puzzle_json::read(&std::fs::read_to_string(path).unwrap())
-            .unwrap();
+        let p =
+            e2_shared::formats::puzzle_json::read(&std::fs::read_to_string(path).unwrap()).unwrap();
         let r = reduce(&p);
         assert_eq!(r.factor, 4, "{file}: {}", r.note);
         assert_eq!(reduced(Engine::Backtrack, &p, &r), published, "{file}");

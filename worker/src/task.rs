@@ -29,6 +29,7 @@ use e2_proto::pb::{
 };
 use e2_proto::TaskKind;
 use e2_shared::engine::{BestLease, BestSearch, Engine, Limits, Subtree};
+use e2_shared::order::FillOrder;
 use e2_shared::search::{Checkpoint, Control, Prefix};
 use e2_shared::Puzzle;
 use tokio_util::sync::CancellationToken;
@@ -124,6 +125,8 @@ struct Job {
     prefix: Arc<Prefix>,
     /// Best tasks: this round's seed and budget, and the job's settings.
     best: Option<(BestLease, BestSearch)>,
+    /// Count tasks: the job's fill order.
+    order: FillOrder,
 }
 
 async fn run_assignment(
@@ -140,12 +143,17 @@ async fn run_assignment(
                 puzzle: Arc::new(work.puzzle),
                 prefix: Arc::new(work.prefix),
                 best: None,
+                order: e2_shared::engine::COUNT_ORDER,
             };
             let machine = match work.kind {
                 TaskKind::Count {
                     checkpoint,
                     split_seq,
-                } => TaskMachine::count(timings, checkpoint, split_seq),
+                    order,
+                } => {
+                    job.order = order;
+                    TaskMachine::count(timings, checkpoint, split_seq)
+                }
                 TaskKind::Best { lease, search } => {
                     job.best = Some((lease, search));
                     TaskMachine::best(timings)
@@ -358,10 +366,11 @@ impl<'a> Driver<'a> {
             return;
         };
         let control = Control::new();
-        let (puzzle, prefix, engine, c) = (
+        let (puzzle, prefix, engine, order, c) = (
             Arc::clone(&job.puzzle),
             Arc::clone(&job.prefix),
             job.engine,
+            job.order,
             Arc::clone(&control),
         );
         let handle = match job.best {
@@ -369,7 +378,7 @@ impl<'a> Driver<'a> {
                 let limits = Limits::none().with_control(&c);
                 let report = engine
                     .count(
-                        &Subtree::new(&puzzle, &prefix),
+                        &Subtree::new(&puzzle, &prefix).with_order(order),
                         resume.as_ref(),
                         &limits,
                         |_| {},

@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Result};
 use clap::Args;
-use e2_shared::engine::{Engine, Subtree, COUNT_ORDER};
+use e2_shared::count_plan::choose_tree;
+use e2_shared::engine::{Engine, Subtree};
 use e2_shared::estimate::{estimate, measure_rate, Estimate, Probes, MAX_PROBES};
 use e2_shared::formats::Duplicates;
 use e2_shared::order::FillOrder;
@@ -30,9 +31,14 @@ pub struct EstimateArgs {
     #[arg(long, value_name = "P.json")]
     pub puzzle: String,
     /// The fill order whose tree `nodes` estimates. Default: the order
-    /// `e2 count` uses (row-major). Every order is estimated in `orders`.
+    /// `e2 count` would choose (the smallest estimated tree). Every order
+    /// is estimated in `orders`.
     #[arg(long, value_name = "ORDER")]
     pub order: Option<FillOrder>,
+    /// Estimate the whole tree, as `e2 count --no-symmetry` walks it, not
+    /// the quarter (or half) the rotation reduction leaves.
+    #[arg(long)]
+    pub no_symmetry: bool,
     /// The engine whose tree is estimated (today only backtrack has one).
     #[arg(long, default_value = "backtrack", value_name = "ENGINE")]
     pub engine: Engine,
@@ -76,24 +82,49 @@ pub fn run(args: EstimateArgs) -> Result<()> {
         probes: args.probes,
         seed: args.seed,
     };
-    let order = args.order.unwrap_or(COUNT_ORDER);
+    // The tree `e2 count` would walk: the same reduction and order choice.
+    let (reduction, parts, count_order, _) =
+        choose_tree(&puzzle, args.engine, !args.no_symmetry, None);
+    let order = args.order.unwrap_or(count_order);
     let prefix = Prefix::new();
     let subtree = Subtree::new(&puzzle, &prefix).with_order(order);
-    let headline = estimate(args.engine, &subtree, &config).map_err(|e| anyhow!("{e}"))?;
+    // Every part's estimate, summed (their spreads add as variances).
+    let of_parts = |o: FillOrder| -> Result<Estimate> {
+        let mut total: Option<Estimate> = None;
+        for part in &parts {
+            let e = estimate(
+                args.engine,
+                &Subtree::new(part, &prefix).with_order(o),
+                &config,
+            )
+            .map_err(|e| anyhow!("{e}"))?;
+            total = Some(match total {
+                None => e,
+                Some(t) => Estimate {
+                    nodes: t.nodes + e.nodes,
+                    stderr: (t.stderr.powi(2) + e.stderr.powi(2)).sqrt(),
+                    solutions: t.solutions + e.solutions,
+                    ..t
+                },
+            });
+        }
+        Ok(total.expect("at least one part"))
+    };
+    let headline = of_parts(order)?;
 
     let mut orders = Vec::new();
     for o in FillOrder::ALL {
         let e = if o == order {
             headline.clone()
         } else {
-            estimate(args.engine, &subtree.with_order(o), &config)?
+            of_parts(o)?
         };
         let (nodes, spread) = figures(&e);
         orders.push(json!({
             "order": o.name(),
             "nodes": nodes,
             "spread": spread,
-            "count_uses": o == COUNT_ORDER,
+            "count_uses": o == count_order,
         }));
     }
 
@@ -106,7 +137,9 @@ pub fn run(args: EstimateArgs) -> Result<()> {
         "puzzle": puzzle.name,
         "engine": args.engine.name(),
         "order": order.name(),
-        "count_order": COUNT_ORDER.name(),
+        "count_order": count_order.name(),
+        "symmetry": reduction.note,
+        "symmetry_factor": reduction.factor,
         "nodes": nodes,
         "spread": spread,
         "probes": config.probes,

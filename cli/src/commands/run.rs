@@ -48,6 +48,19 @@ pub struct CountArgs {
     /// Engine threads (default: every core).
     #[arg(long, value_name = "N", value_parser = crate::commands::threads_arg)]
     pub threads: Option<usize>,
+    /// The fill order of the backtracker's tree (e.g. row-major,
+    /// border-first; `e2 estimate` lists them with their estimated
+    /// sizes). Default: the order with the smallest estimated tree, which
+    /// the output names. A resumed count keeps the order it started with.
+    #[arg(long, value_name = "ORDER")]
+    pub order: Option<FillOrder>,
+    /// Count the whole tree. By default, when a board rotation makes it
+    /// exact (a square without clues, or clues a turn keeps, and a corner
+    /// piece without a twin), one corner piece is pinned to the top-left
+    /// corner and the count multiplied by 4 (a half turn: two parts, ×2);
+    /// the output's "symmetry" says which was used.
+    #[arg(long)]
+    pub no_symmetry: bool,
 }
 
 #[derive(Debug, Args)]
@@ -147,11 +160,16 @@ fn run_embedded<T, F: Future<Output = Result<T>>>(
 pub fn count(args: CountArgs) -> Result<()> {
     let puzzle = read_puzzle(&args.puzzle, Duplicates::Allow)?;
     let (engine, data, threads) = (args.engine, args.data.clone(), threads(args.threads));
+    let options = embedded::CountOptions {
+        symmetry: !args.no_symmetry,
+        order: args.order,
+    };
     let outcome = run_embedded(|interrupt, progress| {
-        embedded::count(&puzzle, engine, data, threads, interrupt, progress)
+        embedded::count(&puzzle, engine, options, data, threads, interrupt, progress)
     })?;
     let seconds = outcome.elapsed.as_secs_f64();
-    let out = serde_json::json!({
+    let s = &outcome.status;
+    let mut out = serde_json::json!({
         "puzzle": puzzle.name,
         "engine": args.engine.name(),
         "solutions": outcome.solutions,
@@ -161,7 +179,17 @@ pub fn count(args: CountArgs) -> Result<()> {
         "seconds": (seconds * 1000.0).round() / 1000.0,
         "job": outcome.job_id,
         "resumed": outcome.resumed,
+        "symmetry": s.symmetry,
+        "symmetry_factor": s.symmetry_factor,
+        "order": s.count_order,
+        "order_chosen": s.count_order_chosen,
     });
+    if !s.labelled_solutions.is_empty() {
+        out["labelled_solutions"] = e2_coordinator::client::labelled(&s.labelled_solutions);
+    }
+    if s.estimated_nodes > 0 {
+        out["estimated_nodes"] = serde_json::json!(s.estimated_nodes);
+    }
     crate::outln!("{out}");
     if !outcome.finished {
         match &args.data {

@@ -10,10 +10,9 @@
 
 use e2_proto::pb;
 use e2_shared::engine::{Ask, BestSearch, Engine};
-use e2_shared::search::Prefix;
 use e2_shared::{Error, Puzzle};
 
-use super::policy::{finish_task, Completion, JobPolicy};
+use super::policy::{finish_task, Completion, JobPolicy, PlanAsk, Planned};
 use super::{Clock, Job, LedgerConfig};
 use crate::records::{JobId, JobRecord, TaskId, TaskRecord};
 use crate::store::Writes;
@@ -52,14 +51,14 @@ impl JobPolicy for Rounds {
         puzzle: &Puzzle,
         engine: Engine,
         search: &BestSearch,
-        _worker_threads: usize,
-    ) -> Result<Vec<Prefix>, Error> {
+        _ask: &PlanAsk,
+    ) -> Result<Planned, Error> {
         let prefixes = search.prefixes(engine, puzzle, 1)?;
-        Ok(if prefixes.is_empty() {
+        Ok(Planned::plain(if prefixes.is_empty() {
             vec![Vec::new()]
         } else {
             prefixes
-        })
+        }))
     }
 
     fn assignment(
@@ -119,9 +118,9 @@ impl JobPolicy for WholeTree {
         _puzzle: &Puzzle,
         _engine: Engine,
         _search: &BestSearch,
-        _worker_threads: usize,
-    ) -> Result<Vec<Prefix>, Error> {
-        Ok(vec![Vec::new()])
+        _ask: &PlanAsk,
+    ) -> Result<Planned, Error> {
+        Ok(Planned::plain(vec![Vec::new()]))
     }
 
     fn assignment(

@@ -1,25 +1,25 @@
 //! Count jobs: every perfect board of the puzzle, each subtree once.
 //!
-//! A count is cut at the smallest depth that gives many more prefixes than
-//! there are worker threads (16 per thread, at least 64), so that uneven
-//! subtrees even out and a late worker still finds work; subtrees that turn
-//! out long are split further while the job runs. A task resumes from its
+//! A count is planned by `e2_shared::count_plan`: the rotation reduction
+//! where it is exact (the job's tasks then belong to parts, each the puzzle
+//! with one corner pinned, and the total is multiplied back), the fill
+//! order with the smallest estimated tree unless one was asked for (kept in
+//! the job: checkpoints resume only under it), and as many tasks as the
+//! estimated size is worth: one for a tiny tree, many more than threads for
+//! a large one; subtrees that turn out long are split further while the job
+//! runs. A task resumes from its
 //! checkpoint, is finished once, and its count is added to the job once;
 //! the job is done when no task is left.
 
 use e2_proto::pb;
-use e2_shared::engine::{Ask, BestSearch, Engine, COUNT_ORDER};
-use e2_shared::search::Prefix;
+use e2_shared::count_plan::{plan_count, CountAsk};
+use e2_shared::engine::{Ask, BestSearch, Engine};
 use e2_shared::{Error, Puzzle};
 
-use super::policy::{end_if_no_task_left, record_task, Completion, JobPolicy};
+use super::policy::{end_if_no_task_left, record_task, Completion, JobPolicy, PlanAsk, Planned};
 use super::{Clock, Job, LedgerConfig};
-use crate::records::{JobRecord, TaskId, TaskRecord};
+use crate::records::{JobRecord, StoredCount, TaskId, TaskRecord};
 use crate::store::Writes;
-
-/// Prefixes per worker thread a count job starts with.
-const PREFIXES_PER_THREAD: usize = 16;
-const MIN_PREFIXES: usize = 64;
 
 pub(super) struct Count;
 
@@ -37,29 +37,53 @@ impl JobPolicy for Count {
         puzzle: &Puzzle,
         engine: Engine,
         _search: &BestSearch,
-        worker_threads: usize,
-    ) -> Result<Vec<Prefix>, Error> {
-        let free = puzzle.cells() - puzzle.hints.len();
-        let target = (PREFIXES_PER_THREAD * worker_threads).max(MIN_PREFIXES);
-        let mut depth = 1;
-        loop {
-            let prefixes = engine.prefixes(puzzle, COUNT_ORDER, depth)?;
-            if prefixes.is_empty() || prefixes.len() >= target || depth >= free {
-                return Ok(prefixes);
-            }
-            depth += 1;
-        }
+        ask: &PlanAsk,
+    ) -> Result<Planned, Error> {
+        let plan = plan_count(
+            puzzle,
+            CountAsk {
+                engine,
+                symmetry: ask.symmetry,
+                order: ask.count_order,
+                threads: ask.threads,
+                sized: !ask.fine,
+            },
+        )?;
+        let (parts, prefixes) = plan.tasks.into_iter().unzip();
+        Ok(Planned {
+            prefixes,
+            parts,
+            count: Some(StoredCount {
+                order: plan.order.name().to_string(),
+                order_chosen: plan.order_chosen,
+                pins: plan
+                    .reduction
+                    .pins
+                    .iter()
+                    .map(|h| (h.pos, h.piece, h.rot))
+                    .collect(),
+                factor: plan.reduction.factor,
+                symmetry: plan.reduction.note,
+                estimate: plan.estimate.map(|n| n.round() as u64),
+                asked_symmetry: ask.symmetry,
+            }),
+        })
     }
 
     fn assignment(
         &self,
-        _job: &JobRecord,
+        job: &JobRecord,
         task: &TaskRecord,
         _config: &LedgerConfig,
     ) -> pb::assignment::Kind {
         pb::assignment::Kind::Count(pb::CountTask {
             checkpoint: e2_proto::encode_checkpoint(task.checkpoint.as_ref()),
             split_seq: task.split_seq,
+            order: job
+                .count
+                .as_ref()
+                .map(|c| c.order.clone())
+                .unwrap_or_default(),
         })
     }
 

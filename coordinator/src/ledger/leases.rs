@@ -95,6 +95,7 @@ impl Ledger {
             let at = job.first_leasable(&me).expect("job with work");
             let tid = job.ready.remove(at).expect("job with work");
             let engine = job.engine_of(&job.tasks[&tid]);
+            let wire = job.wire_of(&job.tasks[&tid]).clone();
             let task = job.tasks.get_mut(&tid).expect("ready task exists");
             task.leases += 1;
             writes.tasks.push(task.clone());
@@ -108,7 +109,7 @@ impl Ledger {
             assignments.push(Assignment {
                 lease: Some(lease),
                 engine: e2_proto::engine_to_wire(engine) as i32,
-                puzzle: Some(job.wire.clone()),
+                puzzle: Some(wire),
                 prefix: e2_proto::encode_prefix(&task.prefix),
                 kind: Some(policy.assignment(&job.rec, task, &self.config)),
             });
@@ -378,7 +379,8 @@ impl Job {
             let id = self.rec.next_task_id;
             self.rec.next_task_id += 1;
             self.rec.tasks_total += 1;
-            let task = TaskRecord::new(self.rec.id, id, Some(tid), prefix);
+            let mut task = TaskRecord::new(self.rec.id, id, Some(tid), prefix);
+            task.part = self.tasks[&tid].part;
             writes.tasks.push(task.clone());
             self.tasks.insert(id, task);
             self.ready.push_front(id);

@@ -52,13 +52,14 @@ use e2_shared::Puzzle;
 use tonic::Status;
 
 use crate::records::{
-    JobId, JobRecord, JobState, Mode, StoredPuzzle, StoredSearch, TaskId, TaskRecord, TaskState,
-    VerifyRecord, WorkerRef,
+    JobId, JobRecord, JobState, Mode, StoredCount, StoredPuzzle, StoredSearch, TaskId, TaskRecord,
+    TaskState, VerifyRecord, WorkerRef,
 };
 use crate::store::Loaded;
+use e2_shared::order::FillOrder;
 
 pub use crate::store::Writes;
-pub use policy::{admit, first_tasks, mode_from_wire};
+pub use policy::{admit, first_tasks, mode_from_wire, PlanAsk, Planned};
 pub use views::JobFigures;
 
 /// Timings and budgets of a coordinator.
@@ -131,6 +132,14 @@ pub struct JobPlan {
     /// Count jobs: the share of finished tasks recounted on another worker
     /// (`None`: no checks).
     pub verify: Option<f64>,
+    /// Count jobs: use the rotation reduction where it is exact ...
+    pub symmetry: bool,
+    /// ... and this fill order (`None`: the smallest estimated tree).
+    pub count_order: Option<FillOrder>,
+    /// Filled in by planning: the part of the count each prefix belongs to
+    /// (empty: all to part 0), and how the count was planned.
+    pub parts: Vec<u32>,
+    pub count: Option<StoredCount>,
 }
 
 impl JobPlan {
@@ -146,6 +155,10 @@ impl JobPlan {
             top_k: None,
             search: BestSearch::default(),
             verify: None,
+            symmetry: true,
+            count_order: None,
+            parts: Vec::new(),
+            count: None,
         }
     }
 }
@@ -177,7 +190,9 @@ struct WorkerInfo {
 struct Job {
     rec: JobRecord,
     puzzle: Arc<Puzzle>,
-    wire: pb::Puzzle,
+    /// What workers are sent for each part of the count (one part: the
+    /// puzzle itself; a reduced count: the puzzle with one corner pinned).
+    wires: Vec<pb::Puzzle>,
     tasks: BTreeMap<TaskId, TaskRecord>,
     ready: VecDeque<TaskId>,
     leased: HashMap<TaskId, LeaseInfo>,
@@ -191,8 +206,12 @@ struct Job {
 impl Job {
     fn new(rec: JobRecord) -> Self {
         let puzzle = rec.puzzle.to_puzzle();
+        let parts = match &rec.count {
+            Some(c) => c.parts(&puzzle),
+            None => vec![puzzle.clone()],
+        };
         Job {
-            wire: e2_proto::puzzle_to_wire(&puzzle),
+            wires: parts.iter().map(e2_proto::puzzle_to_wire).collect(),
             puzzle: Arc::new(puzzle),
             rec,
             tasks: BTreeMap::new(),
@@ -211,6 +230,17 @@ impl Job {
 
     fn max_score(&self) -> u32 {
         e2_shared::score::max_score(self.puzzle.width, self.puzzle.height)
+    }
+
+    /// The puzzle a lease of `task` is sent: its part's.
+    fn wire_of(&self, task: &TaskRecord) -> &pb::Puzzle {
+        let last = self.wires.len() - 1;
+        &self.wires[(task.part as usize).min(last)]
+    }
+
+    /// What the sum of the tasks' counts is multiplied by.
+    fn factor(&self) -> u64 {
+        self.rec.count.as_ref().map_or(1, |c| c.factor.max(1))
     }
 
     /// No task waits and none is leased: every task is finished for good.
@@ -296,6 +326,7 @@ impl Ledger {
             best_score: None,
             error: None,
             search: StoredSearch::from(&plan.search),
+            count: plan.count.clone(),
             verify: plan.verify.map(|fraction| VerifyRecord {
                 ppm: (fraction.clamp(0.0, 1.0) * 1e6).round() as u32,
                 seed: fresh_seed(id),
@@ -313,7 +344,8 @@ impl Ledger {
             ..Writes::default()
         };
         for (tid, prefix) in plan.prefixes.into_iter().enumerate() {
-            let task = TaskRecord::new(id, tid as TaskId, None, prefix);
+            let mut task = TaskRecord::new(id, tid as TaskId, None, prefix);
+            task.part = plan.parts.get(tid).copied().unwrap_or(0);
             writes.tasks.push(task.clone());
             job.ready.push_back(task.id);
             job.tasks.insert(task.id, task);

@@ -13,8 +13,11 @@ use e2_shared::{Error, Puzzle};
 use tonic::Status;
 
 use super::{best, count, finish, Clock, Job, LedgerConfig};
-use crate::records::{JobRecord, JobState, Mode, TaskId, TaskRecord, TaskState, WorkerRef};
+use crate::records::{
+    JobRecord, JobState, Mode, StoredCount, TaskId, TaskRecord, TaskState, WorkerRef,
+};
 use crate::store::Writes;
+use e2_shared::order::FillOrder;
 
 /// What an accepted completion reports.
 #[derive(Debug, Clone)]
@@ -34,15 +37,15 @@ pub(super) trait JobPolicy: Sync {
     /// a kind that does not runs with the defaults whatever is stored.
     fn takes_search(&self) -> bool;
 
-    /// The first tasks of a new job, for this many worker threads. Only
-    /// asked when the puzzle has a free cell.
+    /// The first tasks of a new job. Only asked when the puzzle has a
+    /// free cell.
     fn first_tasks(
         &self,
         puzzle: &Puzzle,
         engine: Engine,
         search: &BestSearch,
-        worker_threads: usize,
-    ) -> Result<Vec<Prefix>, Error>;
+        ask: &PlanAsk,
+    ) -> Result<Planned, Error>;
 
     /// What one lease of `task` asks the worker to do.
     fn assignment(
@@ -128,6 +131,41 @@ pub(super) fn mode_to_wire(mode: Mode) -> pb::Mode {
     }
 }
 
+/// What planning a job's first tasks takes into account.
+#[derive(Debug, Clone, Copy)]
+pub struct PlanAsk {
+    /// Worker threads the tasks are for.
+    pub threads: usize,
+    /// Count jobs: use the rotation reduction where exact ...
+    pub symmetry: bool,
+    /// ... and this fill order (`None`: the smallest estimated tree).
+    pub count_order: Option<FillOrder>,
+    /// Count jobs whose tasks never split (verified ones): cut finely
+    /// whatever the estimate.
+    pub fine: bool,
+}
+
+/// A job's first tasks.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    pub prefixes: Vec<Prefix>,
+    /// The part of the count each prefix belongs to (empty: all part 0).
+    pub parts: Vec<u32>,
+    /// Count jobs: how the count was planned.
+    pub count: Option<StoredCount>,
+}
+
+impl Planned {
+    /// Tasks of one part, with nothing more to record.
+    pub fn plain(prefixes: Vec<Prefix>) -> Self {
+        Planned {
+            prefixes,
+            parts: Vec::new(),
+            count: None,
+        }
+    }
+}
+
 /// Checks that a job of `mode` can run on `engine` with the submitted
 /// search settings, and decodes them (`None`: the defaults).
 pub fn admit(
@@ -160,12 +198,12 @@ pub fn first_tasks(
     mode: Mode,
     engine: Engine,
     search: &BestSearch,
-    worker_threads: usize,
-) -> Result<Vec<Prefix>, Error> {
+    ask: &PlanAsk,
+) -> Result<Planned, Error> {
     if puzzle.cells() == puzzle.hints.len() {
-        return Ok(vec![Vec::new()]);
+        return Ok(Planned::plain(vec![Vec::new()]));
     }
-    policy(mode, search.whole_tree).first_tasks(puzzle, engine, search, worker_threads)
+    policy(mode, search.whole_tree).first_tasks(puzzle, engine, search, ask)
 }
 
 /// Finishes task `tid` for good with its final figures, adds them to the

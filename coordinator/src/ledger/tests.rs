@@ -54,15 +54,10 @@ fn ledger_with_job(
         .unwrap()
         .worker_id;
     let plan = JobPlan {
-        puzzle: puzzle(),
         mode,
-        engine: Engine::Dlx,
         prefixes,
-        time_limit: None,
-        target_score: None,
-        top_k: None,
         search,
-        verify: None,
+        ..JobPlan::count(&puzzle(), Engine::Dlx)
     };
     l.submit(plan, clock);
     (l, w, clock)
@@ -215,7 +210,8 @@ fn a_release_requeues_from_the_checkpoint() {
         work.kind,
         e2_proto::TaskKind::Count {
             checkpoint: Some(cp),
-            split_seq: 0
+            split_seq: 0,
+            order: e2_shared::order::FillOrder::RowMajor,
         }
     );
 }
@@ -343,14 +339,44 @@ fn a_whole_tree_best_job_ends_with_its_one_run_and_counts_no_solutions() {
 #[test]
 fn each_kind_plans_its_own_first_tasks() {
     let p = puzzle();
-    let count = first_tasks(&p, Mode::Count, Engine::Dlx, &BestSearch::default(), 1).unwrap();
-    assert!(!count.is_empty() && count.iter().all(|t| !t.is_empty()));
+    let ask = |threads| PlanAsk {
+        threads,
+        symmetry: true,
+        count_order: None,
+        fine: false,
+    };
+    // DLX has no estimate: a count is cut as a large one, with its plan.
+    let count = first_tasks(
+        &p,
+        Mode::Count,
+        Engine::Dlx,
+        &BestSearch::default(),
+        &ask(1),
+    )
+    .unwrap();
+    assert!(!count.prefixes.is_empty() && count.prefixes.iter().all(|t| !t.is_empty()));
+    assert_eq!(
+        count.count.unwrap().factor,
+        1,
+        "a 2x1 board has no corners to pin"
+    );
+    // The backtracker's estimate finds the tiny tree: one task.
+    let tiny = first_tasks(
+        &p,
+        Mode::Count,
+        Engine::Backtrack,
+        &BestSearch::default(),
+        &ask(8),
+    )
+    .unwrap();
+    assert_eq!(tiny.prefixes, vec![Vec::new()]);
     let whole = BestSearch {
         whole_tree: true,
         ..BestSearch::default()
     };
-    let one = first_tasks(&p, Mode::Best, Engine::Backtrack, &whole, 4).unwrap();
-    assert_eq!(one, vec![Vec::new()]);
+    let one = first_tasks(&p, Mode::Best, Engine::Backtrack, &whole, &ask(4)).unwrap();
+    assert_eq!(one.prefixes, vec![Vec::new()]);
+    assert!(one.count.is_none());
 }
 
 fn register(l: &mut Ledger, threads: u32, clock: Clock) -> String {
@@ -485,16 +511,12 @@ fn an_absurd_time_limit_saturates_instead_of_ending_the_job_at_once() {
     );
     let clock = Clock::now();
     let plan = JobPlan {
-        puzzle: puzzle(),
         mode: Mode::Best,
-        engine: Engine::Backtrack,
         prefixes: vec![prefix(0)],
         // `--time 18446744073709551`: milliseconds beyond u64.
         time_limit: Some(Duration::from_secs(18_446_744_073_709_551)),
         target_score: Some(u32::MAX),
-        top_k: None,
-        search: BestSearch::default(),
-        verify: None,
+        ..JobPlan::count(&puzzle(), Engine::Backtrack)
     };
     let (id, _) = l.submit(plan, clock);
     l.expire(clock.later(Duration::from_secs(1)));

@@ -142,6 +142,7 @@ impl Job {
         let id = self.rec.next_task_id;
         self.rec.next_task_id += 1;
         let mut task = TaskRecord::new(self.rec.id, id, None, original.prefix.clone());
+        task.part = original.part;
         task.recount = Some(Recount { of, engine, avoid });
         writes.tasks.push(task.clone());
         self.tasks.insert(id, task);

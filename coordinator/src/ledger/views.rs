@@ -9,12 +9,11 @@
 use std::time::{Duration, Instant};
 
 use e2_proto::pb;
-use e2_shared::engine::{BestSearch, Engine};
-use e2_shared::Puzzle;
+
 use tonic::Status;
 
 use super::policy::{mode_to_wire, policy};
-use super::{Clock, Job, Ledger};
+use super::{Clock, Job, JobPlan, Ledger};
 use crate::records::{
     CheckState, JobId, JobState, Mode, StoredPuzzle, StoredSearch, TaskState, WorkerRef,
 };
@@ -102,6 +101,13 @@ impl Ledger {
         let end = rec.finished_unix_ms.unwrap_or(clock.unix_ms);
         let elapsed = end.saturating_sub(rec.created_unix_ms) as f64 / 1000.0;
         let (partial_nodes, partial_solutions) = job.unfinished_progress();
+        // A reduced count's tasks count one board per orbit: multiplied
+        // back here, saturating.
+        let solutions = rec
+            .solutions
+            .saturating_add(partial_solutions)
+            .saturating_mul(job.factor());
+        let count = rec.count.as_ref();
         pb::JobStatus {
             job_id: rec.id,
             state: match rec.state {
@@ -127,7 +133,17 @@ impl Ledger {
             },
             tasks_total: rec.tasks_total,
             tasks_running: job.leased.len() as u64,
-            solutions: rec.solutions + partial_solutions,
+            solutions,
+            symmetry: count.map(|c| c.symmetry.clone()).unwrap_or_default(),
+            symmetry_factor: job.factor(),
+            labelled_solutions: match (rec.mode, e2_shared::symmetry::labelled_factor(&job.puzzle))
+            {
+                (Mode::Count, Some(f)) => (u128::from(solutions) * u128::from(f)).to_string(),
+                _ => String::new(),
+            },
+            count_order: count.map(|c| c.order.clone()).unwrap_or_default(),
+            count_order_chosen: count.is_some_and(|c| c.order_chosen),
+            estimated_nodes: count.and_then(|c| c.estimate).unwrap_or(0),
             best_score: rec.best_score,
             max_score: job.max_score(),
             nodes: rec.nodes_done + partial_nodes,
@@ -251,17 +267,29 @@ impl Ledger {
     /// runner can resume: the newest one still queued or running, or, with
     /// `or_done`, the newest done one (whose answer is then known). The
     /// search settings must match only for kinds that take them.
-    pub fn find_resumable(
-        &self,
-        puzzle: &Puzzle,
-        mode: Mode,
-        engine: Engine,
-        search: &BestSearch,
-        or_done: bool,
-    ) -> Option<JobId> {
-        let fingerprint = StoredPuzzle::from(puzzle).fingerprint();
-        let takes_search = policy(mode, search.whole_tree).takes_search();
-        let search = StoredSearch::from(search);
+    pub fn find_resumable(&self, plan: &JobPlan, or_done: bool) -> Option<JobId> {
+        let (mode, engine) = (plan.mode, plan.engine);
+        let fingerprint = StoredPuzzle::from(&plan.puzzle).fingerprint();
+        let takes_search = policy(mode, plan.search.whole_tree).takes_search();
+        let search = StoredSearch::from(&plan.search);
+        // A count resumes the same tree: same reduction asked, and the
+        // order asked for (any, if none was).
+        let same_count = |j: &Job| {
+            mode != Mode::Count
+                || match &j.rec.count {
+                    Some(c) => {
+                        c.asked_symmetry == plan.symmetry
+                            && plan.count_order.is_none_or(|o| o.name() == c.order)
+                    }
+                    // Written before counts were planned: the whole tree, row-major.
+                    None => {
+                        !plan.symmetry
+                            && plan
+                                .count_order
+                                .is_none_or(|o| o == e2_shared::order::FillOrder::RowMajor)
+                    }
+                }
+        };
         self.jobs
             .values()
             .rev()
@@ -272,6 +300,7 @@ impl Ledger {
                     && (matches!(j.rec.state, JobState::Queued | JobState::Running)
                         || (or_done && j.rec.state == JobState::Done))
                     && j.rec.puzzle.fingerprint() == fingerprint
+                    && same_count(j)
             })
             .map(|j| j.rec.id)
     }

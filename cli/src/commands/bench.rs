@@ -105,7 +105,7 @@ pub struct BenchArgs {
     /// Engine threads, each on its own prefixes of the tree.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = crate::commands::threads_arg)]
     pub threads: usize,
-    /// strict, count or best (see above) [default: strict; best with
+    /// strict, count or best (`--help` says what each measures) [default: strict; best with
     /// --against blackwood].
     #[arg(long, value_name = "MODE")]
     pub mode: Option<String>,

@@ -13,7 +13,7 @@ mod signals;
 
 use clap::{Parser, Subcommand};
 
-use commands::{boards, dlx, estimate, experiment, generate, run};
+use commands::{bench, boards, dlx, estimate, experiment, generate, run};
 
 /// e2: a distributed Eternity II solver.
 ///
@@ -58,6 +58,9 @@ enum Command {
     /// Reproducible studies run on a cluster (or an embedded one):
     /// `hint-study` is the hint study's grid of fill orders × hint layouts.
     Experiment(experiment::ExperimentArgs),
+    /// Measure an engine: nodes/s (strict, count) or best score in a time;
+    /// with --against, beside an anchor engine, as a ratio.
+    Bench(bench::BenchArgs),
     #[command(flatten)]
     Cluster(cluster::ClusterCommand),
 }
@@ -74,6 +77,7 @@ fn main() {
         Command::Generate(args) => generate::run(args),
         Command::Dlx(args) => dlx::run(args),
         Command::Experiment(args) => experiment::run(args),
+        Command::Bench(args) => bench::run(args),
         Command::Cluster(c) => cluster::run(c),
     };
     if let Err(error) = result {

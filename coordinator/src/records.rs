@@ -256,6 +256,20 @@ pub struct WrongWorker {
 }
 
 impl VerifyRecord {
+    /// A fresh tally sampling `ppm` millionths of the tasks with `seed`.
+    pub fn new(ppm: u32, seed: u64) -> Self {
+        VerifyRecord {
+            ppm,
+            seed,
+            sampled: 0,
+            agreed: 0,
+            corrected: 0,
+            recounts: 0,
+            recount_nodes: 0,
+            wrong: Vec::new(),
+        }
+    }
+
     /// Whether `w` was found wrong in this job (its reports are no longer
     /// taken and it is leased nothing more).
     pub fn is_wrong(&self, w: &WorkerRef) -> bool {

@@ -19,7 +19,7 @@
 
 use crate::engine::{Engine, Subtree};
 use crate::error::Result;
-use crate::estimate::{estimate, Probes};
+use crate::estimate::Probes;
 use crate::model::Puzzle;
 use crate::order::FillOrder;
 use crate::search::Prefix;
@@ -110,7 +110,8 @@ pub fn estimate_parts(
     parts
         .iter()
         .map(|p| {
-            estimate(engine, &Subtree::new(p, &root).with_order(order), &config)
+            engine
+                .estimate(&Subtree::new(p, &root).with_order(order), &config)
                 .ok()
                 .map(|e| e.nodes)
         })

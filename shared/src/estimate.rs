@@ -17,18 +17,15 @@
 //! The arithmetic here knows nothing of boards: an engine exposes its tree
 //! through [`ProbeTree`] (children of the current node, descend into one,
 //! back to the root), and [`knuth`] does the rest. The backtracker's tree is
-//! `crate::backtrack`'s, the very tree its count walks; [`estimate`] is the
-//! entry point by puzzle, order and prefix (what a task is), the one the
-//! CLI calls and a coordinator can call to size tasks.
-
-use std::time::{Duration, Instant};
+//! `crate::backtrack`'s, the very tree its count walks; the entry point by
+//! puzzle, order and prefix (what a task is) is the engine contract's
+//! `Engine::estimate`, which the CLI and the count planner call, beside
+//! `Engine::measure_rate` for the time it would take.
 
 use serde::Serialize;
 
-use crate::engine::{Engine, Limits, Subtree};
 use crate::error::{Error, Result};
 use crate::rng::Rng;
-use crate::search::RunEnd;
 
 /// A tree an engine lets [`knuth`] probe: a cursor on one node.
 pub trait ProbeTree {
@@ -148,7 +145,7 @@ pub fn knuth(tree: &mut impl ProbeTree, config: &Probes) -> Result<Estimate> {
     })
 }
 
-fn check(config: &Probes) -> Result<()> {
+pub(crate) fn check(config: &Probes) -> Result<()> {
     if config.probes == 0 || config.probes > MAX_PROBES {
         return Err(Error::Invalid(format!(
             "probes: {} is out of range 1..={MAX_PROBES}",
@@ -156,63 +153,6 @@ fn check(config: &Probes) -> Result<()> {
         )));
     }
     Ok(())
-}
-
-/// Knuth's estimate of the tree `engine` would walk to count `subtree`
-/// (its puzzle, fill order and prefix). The backtracker's tree is exactly
-/// its count's; an engine without a probe is an error naming it.
-pub fn estimate(engine: Engine, subtree: &Subtree<'_>, config: &Probes) -> Result<Estimate> {
-    check(config)?;
-    match engine {
-        Engine::Backtrack => {
-            crate::backtrack::estimate(subtree.puzzle, subtree.order, subtree.prefix, config)
-        }
-        Engine::Dlx => Err(Error::Invalid(
-            "engine dlx has no tree estimate yet: its tree is chosen item by item \
-             (use --engine backtrack)"
-                .to_string(),
-        )),
-    }
-}
-
-/// A node rate measured by running the engine's own count.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Rate {
-    /// Nodes the measuring run visited.
-    pub nodes: u64,
-    pub seconds: f64,
-    /// The run searched the whole subtree: `nodes` is then its exact size.
-    pub whole_tree: bool,
-}
-
-impl Rate {
-    pub fn nodes_per_second(&self) -> f64 {
-        self.nodes as f64 / self.seconds.max(1e-9)
-    }
-}
-
-/// Runs `engine`'s count of `subtree` on this thread for about `at_least`
-/// (or to the end of the subtree, if sooner) and reports its node rate.
-/// Runs of growing node budgets, each from the start, so the one measured
-/// is a single uninterrupted stretch of the walk, at most twice the time.
-pub fn measure_rate(engine: Engine, subtree: &Subtree<'_>, at_least: Duration) -> Result<Rate> {
-    let mut budget: u64 = 1 << 16;
-    loop {
-        let start = Instant::now();
-        let report = engine.count(subtree, None, &Limits::nodes(budget), |_| {})?;
-        let elapsed = start.elapsed();
-        let whole_tree = report.end == RunEnd::Finished;
-        if whole_tree || elapsed >= at_least {
-            return Ok(Rate {
-                nodes: report.nodes,
-                seconds: elapsed.as_secs_f64(),
-                whole_tree,
-            });
-        }
-        // Aim past `at_least` from what this run took, at least doubling.
-        let scale = (at_least.as_secs_f64() / elapsed.as_secs_f64().max(1e-6) * 1.1).max(2.0);
-        budget = (budget as f64 * scale.min(1e6)) as u64;
-    }
 }
 
 #[cfg(test)]

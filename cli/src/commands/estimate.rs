@@ -14,7 +14,7 @@ use anyhow::{anyhow, Result};
 use clap::Args;
 use e2_shared::count_plan::choose_tree;
 use e2_shared::engine::{Engine, Subtree};
-use e2_shared::estimate::{estimate, measure_rate, Estimate, Probes, MAX_PROBES};
+use e2_shared::estimate::{Estimate, Probes, MAX_PROBES};
 use e2_shared::formats::Duplicates;
 use e2_shared::order::FillOrder;
 use e2_shared::search::Prefix;
@@ -92,12 +92,10 @@ pub fn run(args: EstimateArgs) -> Result<()> {
     let of_parts = |o: FillOrder| -> Result<Estimate> {
         let mut total: Option<Estimate> = None;
         for part in &parts {
-            let e = estimate(
-                args.engine,
-                &Subtree::new(part, &prefix).with_order(o),
-                &config,
-            )
-            .map_err(|e| anyhow!("{e}"))?;
+            let e = args
+                .engine
+                .estimate(&Subtree::new(part, &prefix).with_order(o), &config)
+                .map_err(|e| anyhow!("{e}"))?;
             total = Some(match total {
                 None => e,
                 Some(t) => Estimate {
@@ -129,7 +127,7 @@ pub fn run(args: EstimateArgs) -> Result<()> {
     }
 
     let threads = crate::commands::run::threads(args.threads);
-    let rate = measure_rate(args.engine, &subtree, RATE_RUN)?;
+    let rate = args.engine.measure_rate(&subtree, RATE_RUN)?;
     let per_thread = rate.nodes_per_second();
     let seconds_estimate = headline.nodes / (per_thread * threads as f64);
     let (nodes, spread) = figures(&headline);

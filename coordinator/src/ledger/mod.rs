@@ -327,15 +327,11 @@ impl Ledger {
             error: None,
             search: StoredSearch::from(&plan.search),
             count: plan.count.clone(),
-            verify: plan.verify.map(|fraction| VerifyRecord {
-                ppm: (fraction.clamp(0.0, 1.0) * 1e6).round() as u32,
-                seed: fresh_seed(id),
-                sampled: 0,
-                agreed: 0,
-                corrected: 0,
-                recounts: 0,
-                recount_nodes: 0,
-                wrong: Vec::new(),
+            verify: plan.verify.map(|fraction| {
+                VerifyRecord::new(
+                    (fraction.clamp(0.0, 1.0) * 1e6).round() as u32,
+                    fresh_seed(id),
+                )
             }),
         };
         let mut job = Job::new(rec);

@@ -223,17 +223,24 @@ pub(super) fn finish_task(
 /// The first half of [`finish_task`]: the task's figures, in the job once.
 pub(super) fn record_task(job: &mut Job, tid: TaskId, done: Completion, writes: &mut Writes) {
     let task = job.tasks.get_mut(&tid).expect("completed task exists");
-    task.state = TaskState::Done;
-    task.solutions = done.solutions;
-    task.nodes = done.nodes;
-    task.completions += 1;
-    task.checkpoint = None;
-    task.done_by = Some(done.by);
+    task.finish(&done);
     writes.tasks.push(task.clone());
     job.rec.tasks_done += 1;
     // Saturating: a total at the edge of u64 stays there rather than wrap.
     job.rec.solutions = job.rec.solutions.saturating_add(done.solutions);
     job.rec.nodes_done = job.rec.nodes_done.saturating_add(done.nodes);
+}
+
+impl TaskRecord {
+    /// Done for good, with the figures of the completion that ended it.
+    pub(super) fn finish(&mut self, done: &Completion) {
+        self.state = TaskState::Done;
+        self.solutions = done.solutions;
+        self.nodes = done.nodes;
+        self.completions += 1;
+        self.checkpoint = None;
+        self.done_by = Some(done.by.clone());
+    }
 }
 
 /// The second half: the job is done once no task is left.

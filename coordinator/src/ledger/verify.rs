@@ -161,12 +161,7 @@ impl Job {
         writes: &mut Writes,
     ) {
         let recount = self.tasks.get_mut(&rid).expect("recount exists");
-        recount.state = TaskState::Done;
-        recount.solutions = done.solutions;
-        recount.nodes = done.nodes;
-        recount.completions += 1;
-        recount.checkpoint = None;
-        recount.done_by = Some(done.by.clone());
+        recount.finish(done);
         writes.tasks.push(recount.clone());
         let of = recount.recount.as_ref().expect("a recount").of;
         let v = self.verify();

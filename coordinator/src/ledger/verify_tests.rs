@@ -90,16 +90,7 @@ fn verify_status(l: &Ledger, clock: Clock) -> (pb::JobStatus, pb::VerifyStatus) 
 
 #[test]
 fn the_sample_takes_about_the_fraction_asked() {
-    let v = VerifyRecord {
-        ppm: 100_000,
-        seed: 42,
-        sampled: 0,
-        agreed: 0,
-        corrected: 0,
-        recounts: 0,
-        recount_nodes: 0,
-        wrong: Vec::new(),
-    };
+    let v = VerifyRecord::new(100_000, 42);
     let n = (0..100_000).filter(|&t| sampled(&v, t)).count();
     assert!((9_000..11_000).contains(&n), "{n} of 100000 sampled");
     let other = VerifyRecord {

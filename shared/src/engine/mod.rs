@@ -46,9 +46,11 @@ pub use best_search::BestSearch;
 
 use crate::backtrack::BestReport;
 use crate::error::{Error, Result};
+use crate::estimate::{Estimate, Probes};
 use crate::model::{Board, Puzzle};
 use crate::order::FillOrder;
-use crate::search::{Checkpoint, Control, Prefix};
+use crate::search::{Checkpoint, Control, Prefix, RunEnd};
+use std::time::{Duration, Instant};
 
 /// The fill order of count jobs: a checkpoint resumes only under the order
 /// that took it, and prefixes are comparable only within one order.
@@ -117,6 +119,49 @@ impl Engine {
         match self {
             Engine::Backtrack => backtrack::Backtrack::prefixes(puzzle, order, depth),
             Engine::Dlx => dlx::Dlx::prefixes(puzzle, order, depth),
+        }
+    }
+
+    /// Knuth's estimate of the tree this engine would walk to count
+    /// `subtree` (its puzzle, fill order and prefix): the backtracker's
+    /// tree is exactly its count's; an engine without a probe is an error
+    /// naming it.
+    pub fn estimate(self, subtree: &Subtree<'_>, config: &Probes) -> Result<Estimate> {
+        crate::estimate::check(config)?;
+        match self {
+            Engine::Backtrack => {
+                crate::backtrack::estimate(subtree.puzzle, subtree.order, subtree.prefix, config)
+            }
+            Engine::Dlx => Err(Error::Invalid(
+                "engine dlx has no tree estimate yet: its tree is chosen item by item \
+                 (use --engine backtrack)"
+                    .to_string(),
+            )),
+        }
+    }
+
+    /// Runs this engine's count of `subtree` on this thread for about
+    /// `at_least` (or to the end of the subtree, if sooner) and reports its
+    /// node rate. Runs of growing node budgets, each from the start, so the
+    /// one measured is a single uninterrupted stretch of the walk, at most
+    /// twice the time.
+    pub fn measure_rate(self, subtree: &Subtree<'_>, at_least: Duration) -> Result<Rate> {
+        let mut budget: u64 = 1 << 16;
+        loop {
+            let start = Instant::now();
+            let report = self.count(subtree, None, &Limits::nodes(budget), |_| {})?;
+            let elapsed = start.elapsed();
+            let whole_tree = report.end == RunEnd::Finished;
+            if whole_tree || elapsed >= at_least {
+                return Ok(Rate {
+                    nodes: report.nodes,
+                    seconds: elapsed.as_secs_f64(),
+                    whole_tree,
+                });
+            }
+            // Aim past `at_least` from what this run took, at least doubling.
+            let scale = (at_least.as_secs_f64() / elapsed.as_secs_f64().max(1e-6) * 1.1).max(2.0);
+            budget = (budget as f64 * scale.min(1e6)) as u64;
         }
     }
 
@@ -211,6 +256,22 @@ impl<'a> Subtree<'a> {
 
     pub fn with_order(self, order: FillOrder) -> Self {
         Subtree { order, ..self }
+    }
+}
+
+/// A node rate measured by running an engine's own count.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Rate {
+    /// Nodes the measuring run visited.
+    pub nodes: u64,
+    pub seconds: f64,
+    /// The run searched the whole subtree: `nodes` is then its exact size.
+    pub whole_tree: bool,
+}
+
+impl Rate {
+    pub fn nodes_per_second(&self) -> f64 {
+        self.nodes as f64 / self.seconds.max(1e-9)
     }
 }
 

@@ -228,4 +228,10 @@ fn dlx_counts_the_ten_queens_data_file() {
     let queens = data("dlx/queens10.dlx");
     let v: serde_json::Value = serde_json::from_str(&stdout(&e2(&["dlx", &queens]))).unwrap();
     assert_eq!(v["solutions"], 724);
+    assert_eq!(v["algorithm"], "sparse");
+    let o = e2(&["dlx", &queens, "--algorithm", "links"]);
+    let links: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(links["solutions"], 724);
+    assert_eq!(links["algorithm"], "links");
+    assert!(links["nodes"].as_u64().unwrap() > 724, "{links}");
 }

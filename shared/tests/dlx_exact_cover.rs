@@ -4,7 +4,10 @@
 
 mod common;
 
-use e2_shared::dlx::{count_text, Dlx, Entry, Limits, Position, Quiet, Xcc, NO_COLOUR};
+use e2_shared::dlx::{
+    count_text, count_text_with, Algorithm, Dlx, Entry, Limits, Listener, Position, Quiet, SparseC,
+    Xcc, NO_COLOUR,
+};
 use e2_shared::rng::Rng;
 use e2_shared::search::RunEnd;
 
@@ -19,6 +22,23 @@ fn all_solutions(dlx: &Dlx) -> Vec<Vec<u32>> {
     all
 }
 
+/// Every solution the sparse-set engine finds, each sorted, all sorted.
+fn sparse_solutions(xcc: &Xcc) -> Vec<Vec<u32>> {
+    struct Collect(Vec<Vec<u32>>);
+    impl Listener for Collect {
+        const WANTS_SOLUTIONS: bool = true;
+        fn solution(&mut self, options: &[u32]) {
+            self.0.push(sorted(options.to_vec()));
+        }
+    }
+    let mut all = Collect(Vec::new());
+    let report = SparseC::new(xcc).run(&Limits::none(), None, &mut all);
+    assert_eq!(report.end, RunEnd::Finished);
+    assert_eq!(report.solutions, all.0.len() as u64);
+    all.0.sort();
+    all.0
+}
+
 /// Knuth's example from "Dancing Links" (2000): exactly one solution.
 #[test]
 fn knuths_seven_item_example_has_only_r1_r4_r5() {
@@ -27,6 +47,7 @@ fn knuths_seven_item_example_has_only_r1_r4_r5() {
     let solutions = all_solutions(&dlx);
     // Options are numbered from 0: R1 = 0, R4 = 3, R5 = 4.
     assert_eq!(solutions, vec![vec![0, 3, 4]]);
+    assert_eq!(sparse_solutions(dlx.xcc()), solutions);
     let names: Vec<String> = solutions[0]
         .iter()
         .map(|&o| dlx.xcc().option_text(o))
@@ -42,6 +63,7 @@ fn knuths_colour_example_has_its_published_solution() {
     assert_eq!(dlx.warnings().len(), 1, "X:0 Y:1 has no primary item");
     let solutions = all_solutions(&dlx);
     assert_eq!(solutions.len(), 1);
+    assert_eq!(sparse_solutions(dlx.xcc()), solutions);
     let mut names: Vec<String> = solutions[0]
         .iter()
         .map(|&o| dlx.xcc().option_text(o))
@@ -81,6 +103,9 @@ fn n_queens_counts_are_the_published_ones() {
         let report = dlx.count(&Limits::none(), None);
         assert_eq!(report.solutions, expected, "{n}-queens");
         assert_eq!(report.end, RunEnd::Finished);
+        let sparse = SparseC::new(dlx.xcc()).run(&Limits::none(), None, &mut Quiet);
+        assert_eq!(sparse.solutions, expected, "{n}-queens, sparse sets");
+        assert_eq!(sparse.end, RunEnd::Finished);
     }
 }
 
@@ -101,13 +126,57 @@ fn queens10_data_file_has_724_solutions() {
     rows.sort();
     rows.dedup();
     assert_eq!(rows.len(), 10);
+
+    let sparse = count_text_with(Algorithm::Sparse, &text, true, &Limits::none(), None).unwrap();
+    assert_eq!(sparse.solutions, 724);
+    assert_eq!(sparse.end, RunEnd::Finished);
+    let first = sparse.first.unwrap();
+    let mut rows: Vec<&str> = first.iter().map(|o| o.split(' ').next().unwrap()).collect();
+    rows.sort();
+    rows.dedup();
+    assert_eq!(rows.len(), 10);
+}
+
+/// The sparse-set engine honours its limits: a node budget, a solution
+/// limit, a stop request, and a problem with an item no option covers.
+#[test]
+fn sparse_runs_stop_where_they_are_told() {
+    let xcc = Dlx::from_text(&queens_text(8)).unwrap().xcc().clone();
+    let solver = SparseC::new(&xcc);
+    let whole = solver.run(&Limits::none(), None, &mut Quiet);
+    assert_eq!((whole.solutions, whole.end), (92, RunEnd::Finished));
+    assert!(whole.updates > whole.nodes, "{whole:?}");
+    // The solver is a template: a second run counts the same.
+    assert_eq!(solver.run(&Limits::none(), None, &mut Quiet), whole);
+    let part = solver.run(&Limits::nodes(whole.nodes / 2), None, &mut Quiet);
+    assert_eq!(part.end, RunEnd::BudgetSpent);
+    assert_eq!(part.nodes, whole.nodes / 2);
+    assert!(part.solutions < 92);
+    let three = solver.run(&Limits::solutions(3), None, &mut Quiet);
+    assert_eq!((three.solutions, three.end), (3, RunEnd::FoundFirst));
+    assert_eq!(three.first.as_ref().map(Vec::len), Some(8));
+    let control = e2_shared::search::Control::new();
+    control.stop();
+    let limits = Limits {
+        poll_interval: 1,
+        ..Limits::none()
+    };
+    let stopped = solver.run(&limits, Some(&control), &mut Quiet);
+    assert_eq!(stopped.end, RunEnd::Stopped);
+    assert!(stopped.nodes <= 1);
+    let none = count_text_with(Algorithm::Sparse, "A B\nA\n", false, &Limits::none(), None);
+    let none = none.unwrap();
+    assert_eq!((none.solutions, none.end), (0, RunEnd::Finished));
 }
 
 fn count(text: &str) -> u64 {
-    Dlx::from_text(text)
-        .unwrap()
-        .count(&Limits::none(), None)
-        .solutions
+    let dlx = Dlx::from_text(text).unwrap();
+    let links = dlx.count(&Limits::none(), None).solutions;
+    let sparse = SparseC::new(dlx.xcc())
+        .run(&Limits::none(), None, &mut Quiet)
+        .solutions;
+    assert_eq!(links, sparse, "links and sparse sets disagree on:\n{text}");
+    links
 }
 
 /// Secondary items shared by options: equal colours may share, different
@@ -215,6 +284,12 @@ fn random_instances_agree_with_brute_force() {
             "case {case}:\n{}",
             xcc.to_text(None)
         );
+        assert_eq!(
+            sparse_solutions(&xcc),
+            expected,
+            "case {case}, sparse sets:\n{}",
+            xcc.to_text(None)
+        );
         // The same problem through the text reader.
         let reread = Dlx::from_text(&xcc.to_text(Some("random"))).unwrap();
         assert_eq!(all_solutions(&reread), expected, "case {case} reread");
@@ -225,6 +300,52 @@ fn random_instances_agree_with_brute_force() {
         with_solutions > 100,
         "only {with_solutions} cases had solutions"
     );
+}
+
+/// Larger random problems, beyond brute force: the two engines must count
+/// the same (forced moves, deep colour purification, long undo chains).
+#[test]
+fn sparse_sets_count_what_the_links_count() {
+    let mut rng = Rng::new(0x55_2026);
+    let mut nonzero = 0;
+    for case in 0..150 {
+        let primary = 4 + rng.below(7) as usize;
+        let secondary = rng.below(6) as usize;
+        let names = |prefix: &str, n: usize| (0..n).map(|k| format!("{prefix}{k}")).collect();
+        let mut xcc = Xcc::new(names("P", primary), names("S", secondary)).unwrap();
+        for _ in 0..20 + rng.below(40) {
+            let mut entries = Vec::new();
+            while entries.is_empty() {
+                for item in 0..primary as u32 {
+                    if rng.below(4) == 0 {
+                        entries.push(Entry {
+                            item,
+                            colour: NO_COLOUR,
+                        });
+                    }
+                }
+            }
+            for s in 0..secondary as u32 {
+                if rng.below(3) == 0 {
+                    entries.push(Entry {
+                        item: primary as u32 + s,
+                        colour: rng.below(3) as u32,
+                    });
+                }
+            }
+            rng.shuffle(&mut entries);
+            xcc.add_option(&entries).unwrap();
+        }
+        let links = all_solutions(&Dlx::new(xcc.clone()));
+        assert_eq!(
+            sparse_solutions(&xcc),
+            links,
+            "case {case}:\n{}",
+            xcc.to_text(None)
+        );
+        nonzero += !links.is_empty() as u32;
+    }
+    assert!(nonzero > 30, "only {nonzero} cases had solutions");
 }
 
 /// The generic engine stops and resumes in option numbers.

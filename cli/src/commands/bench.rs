@@ -601,13 +601,19 @@ struct DlxRun {
     complete: bool,
 }
 
-fn dlx_count(text: &str, origin: &Path, limit: Option<u64>) -> Result<DlxRun> {
+fn dlx_count(
+    algorithm: e2_shared::dlx::Algorithm,
+    text: &str,
+    origin: &Path,
+    limit: Option<u64>,
+) -> Result<DlxRun> {
     let control = Control::new();
     let started = Instant::now();
     let count = std::thread::scope(|scope| {
         let counting = scope.spawn(|| {
             let limits = e2_shared::dlx::Limits::none();
-            let out = e2_shared::dlx::count_text(text, false, &limits, Some(&control));
+            let out =
+                e2_shared::dlx::count_text_with(algorithm, text, false, &limits, Some(&control));
             control.stop();
             out
         });
@@ -635,7 +641,12 @@ fn bench_dlx_files(files: &[PathBuf], seconds: u64) -> Result<()> {
         .map(|p| crate::input::read_file(p, MAX_DLX_BYTES))
         .collect::<Result<Vec<_>>>()?;
     for (path, text) in files.iter().zip(&texts) {
-        let run = dlx_count(text, path, Some(seconds))?;
+        let run = dlx_count(
+            e2_shared::dlx::Algorithm::default(),
+            text,
+            path,
+            Some(seconds),
+        )?;
         crate::outln!(
             "{}",
             json!({
@@ -874,12 +885,18 @@ fn against_dlx(
     texts: &[String],
     rounds: u32,
 ) -> Result<()> {
+    // Against dlx2 the links engine, whose node counts are dlx2's; against
+    // SSXCC the sparse-set engine, built on the same data structure.
+    let (algorithm, engine) = match anchor {
+        Anchor::Dlx2 => (e2_shared::dlx::Algorithm::Links, "dlx-links"),
+        _ => (e2_shared::dlx::Algorithm::Sparse, "dlx-sparse"),
+    };
     let mut ratios = Vec::new();
     for (path, text) in files.iter().zip(texts) {
         let input = path.display().to_string();
         let (mut ours, mut theirs) = (Vec::new(), Vec::new());
         for round in 1..=rounds {
-            let e2 = dlx_count(text, path, None)?;
+            let e2 = dlx_count(algorithm, text, path, None)?;
             let mut a = run_anchor(run_sh, anchor, std::slice::from_ref(&input))?;
             let solutions = number(&a, "solutions", anchor)? as u64;
             if solutions != e2.solutions {
@@ -900,7 +917,7 @@ fn against_dlx(
                     "input": input,
                     "against": anchor.name(),
                     "e2": {
-                        "engine": "dlx",
+                        "engine": engine,
                         "solutions": e2.solutions,
                         "nodes": e2.nodes,
                         "seconds": round3(e2.seconds),

@@ -16,6 +16,10 @@
 //!   (`cover'`, `hide'`, `purify`, `commit` and their inverses);
 //! - [`algorithm_c`]: steps C1–C8 with an explicit stack, so a search is a
 //!   path of options that can be checkpointed, resumed and split;
+//! - [`sparse`]: the same algorithm on sparse sets instead of links (the
+//!   data structure of Knuth's SSXCC), faster for whole-file counts but
+//!   with its own node counts and no checkpoints; `e2 dlx` uses it unless
+//!   asked for the links engine and its dlx2-identical counts;
 //! - [`run`]: limits, positions, reports and the listener a run talks to;
 //! - [`e2`]: Eternity II as XCC, and the counting tasks of the coordinator
 //!   (prefixes, checkpoints, boards).
@@ -28,12 +32,14 @@ pub mod e2;
 mod links;
 pub mod problem;
 pub mod run;
+pub mod sparse;
 pub mod text;
 
 pub use algorithm_c::AlgorithmC;
 pub use e2::{CoverReport, E2Cover, Hooks};
 pub use problem::{Entry, Xcc, NO_COLOUR};
 pub use run::{Limits, Listener, Position, Quiet, Report};
+pub use sparse::{SparseC, SparseReport};
 
 use crate::error::Result;
 use crate::model::{Board, Puzzle};
@@ -173,6 +179,17 @@ impl Dlx {
     }
 }
 
+/// Which implementation of Algorithm C counts a `.dlx` problem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Algorithm {
+    /// Dancing links ([`AlgorithmC`]): node and update counts identical to
+    /// Knuth's dlx2, checkpoints and splits.
+    Links,
+    /// Sparse sets ([`SparseC`]): faster, its own node and update counts.
+    #[default]
+    Sparse,
+}
+
 /// What `e2 dlx FILE` prints.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TextCount {
@@ -186,25 +203,48 @@ pub struct TextCount {
     pub warnings: Vec<String>,
 }
 
-/// Counts a problem given in Knuth's dlx text format (the `e2 dlx FILE`
-/// command), optionally with the first solution's options.
+/// Counts a problem given in Knuth's dlx text format with the links engine
+/// (dlx2's node and update counts), optionally with the first solution's
+/// options.
 pub fn count_text(
     text: &str,
     show_first: bool,
     limits: &Limits,
     control: Option<&Control>,
 ) -> Result<TextCount> {
+    count_text_with(Algorithm::Links, text, show_first, limits, control)
+}
+
+/// Counts a problem given in Knuth's dlx text format (the `e2 dlx FILE`
+/// command) with the chosen engine, optionally with the first solution's
+/// options.
+pub fn count_text_with(
+    algorithm: Algorithm,
+    text: &str,
+    show_first: bool,
+    limits: &Limits,
+    control: Option<&Control>,
+) -> Result<TextCount> {
     let dlx = Dlx::from_text(text)?;
-    let report = dlx.count(limits, control);
-    let first = match (show_first, report.first) {
+    let (solutions, nodes, updates, end, first) = match algorithm {
+        Algorithm::Links => {
+            let r = dlx.count(limits, control);
+            (r.solutions, r.nodes, r.updates, r.end, r.first)
+        }
+        Algorithm::Sparse => {
+            let r = SparseC::new(&dlx.xcc).run(limits, control, &mut Quiet);
+            (r.solutions, r.nodes, r.updates, r.end, r.first)
+        }
+    };
+    let first = match (show_first, first) {
         (true, Some(options)) => Some(options.iter().map(|&o| dlx.xcc().option_text(o)).collect()),
         _ => None,
     };
     Ok(TextCount {
-        solutions: report.solutions,
-        nodes: report.nodes,
-        updates: report.updates,
-        end: report.end,
+        solutions,
+        nodes,
+        updates,
+        end,
         first,
         warnings: dlx.warnings,
     })

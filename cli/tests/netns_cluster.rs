@@ -330,7 +330,12 @@ fn a_worker_cut_off_past_its_lease_is_refused_and_the_count_is_exact() {
         );
     }
     let p = puzzle.to_string_lossy().into_owned();
-    let out = lab.client(&["submit", "--puzzle", &p, "--mode", "count"]);
+    // DLX: no tree estimate, so the job is cut into many tasks, and about
+    // 40 times the backtracker's time per node, so it runs for tens of
+    // seconds (the backtracker counts a quarter of this tree in under one).
+    let out = lab.client(&[
+        "submit", "--puzzle", &p, "--mode", "count", "--engine", "dlx",
+    ]);
     assert!(
         out.status.success(),
         "{}",

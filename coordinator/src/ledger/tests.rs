@@ -34,13 +34,7 @@ fn ledger_with_job(
     search: BestSearch,
     prefixes: Vec<Prefix>,
 ) -> (Ledger, String, Clock) {
-    let mut l = Ledger::new(
-        LedgerConfig::default(),
-        Loaded {
-            incarnation: 1,
-            ..Loaded::default()
-        },
-    );
+    let mut l = fresh_ledger();
     let clock = Clock::now();
     let w = l
         .register(
@@ -379,6 +373,17 @@ fn each_kind_plans_its_own_first_tasks() {
     assert!(one.count.is_none());
 }
 
+/// A ledger of a first start, nothing in it.
+pub(super) fn fresh_ledger() -> Ledger {
+    Ledger::new(
+        LedgerConfig::default(),
+        Loaded {
+            incarnation: 1,
+            ..Loaded::default()
+        },
+    )
+}
+
 fn register(l: &mut Ledger, threads: u32, clock: Clock) -> String {
     let req = pb::RegisterRequest {
         protocol_version: e2_proto::PROTOCOL_VERSION,
@@ -502,13 +507,7 @@ fn a_worker_claims_at_most_so_many_threads() {
 
 #[test]
 fn an_absurd_time_limit_saturates_instead_of_ending_the_job_at_once() {
-    let mut l = Ledger::new(
-        LedgerConfig::default(),
-        Loaded {
-            incarnation: 1,
-            ..Loaded::default()
-        },
-    );
+    let mut l = fresh_ledger();
     let clock = Clock::now();
     let plan = JobPlan {
         mode: Mode::Best,

@@ -9,13 +9,7 @@ use e2_shared::search::Forced;
 /// A verified count of `tasks` one-placement prefixes, and workers
 /// `a`, `b`, `c` registered; every task is in the sample.
 fn verified(tasks: usize) -> (Ledger, [String; 3], Clock) {
-    let mut l = Ledger::new(
-        LedgerConfig::default(),
-        Loaded {
-            incarnation: 1,
-            ..Loaded::default()
-        },
-    );
+    let mut l = super::super::tests::fresh_ledger();
     let clock = Clock::now();
     let mut ids = Vec::new();
     for name in ["a", "b", "c"] {

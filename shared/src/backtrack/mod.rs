@@ -12,6 +12,9 @@
 //! - `candidate` packs a placement in one `u32` that the board stores as is.
 //! - `classes` makes pieces equal up to rotation one class with a stock,
 //!   so a solution is counted once per distinct board (docs/engines.md).
+//! - `masks` lets the walk visit only pieces in stock: when a set has at
+//!   most 64 piece classes, the classes left are one word and every run is
+//!   the word of its classes, so a cell's choices are one AND.
 //! - `walk` is the explicit-stack depth-first loop shared by counting,
 //!   first-solution and prefix enumeration; `poll` is how it hears its
 //!   driver, `checkpoint` how its position is saved and laid back, and
@@ -28,7 +31,9 @@
 //! bit per piece: for a real set every class holds one piece and the count
 //! is the bit, and for sets that repeat pieces (the clue puzzles) the same
 //! test-and-decrement makes twins one candidate, so each distinct board is
-//! counted once. The count is one load and one compare, as a bit test is.
+//! counted once. The count is one load and one compare, as a bit test is;
+//! beside it, the masked walk keeps the classes with a piece left as bits,
+//! so it never even looks at a used piece.
 //!
 //! A *node* is one successful placement. Counts, first solutions, prefix
 //! enumeration, checkpoints and splits run on `walk`; the best-score
@@ -38,6 +43,7 @@ mod best;
 mod candidate;
 mod checkpoint;
 mod classes;
+mod masks;
 mod plan;
 mod poll;
 mod probe;

@@ -23,6 +23,7 @@
 
 use super::candidate::{colour_of, colour_shift, Candidate, COLOUR_MASK, MAX_CLASSES};
 use super::classes::{MemberAssigner, PieceClasses};
+use super::masks::RunMasks;
 use super::tables::{CellView, Tables, NO_LOW_SIDE};
 use crate::error::{cell_place, Error, Result};
 use crate::model::{Board, Placement, Puzzle};
@@ -69,6 +70,9 @@ pub(crate) struct Plan {
     pub prefix: Prefix,
     pub assigner: MemberAssigner,
     pub tables: Tables,
+    /// Availability masks of the exact runs, for counting plans whose runs
+    /// all fit in a word (see `masks`).
+    pub masks: Option<RunMasks>,
     pub levels: Vec<Level>,
     /// Stock per class once pinned pieces are taken out.
     pub stock: Vec<u16>,
@@ -283,6 +287,10 @@ impl Plan {
         }
 
         let assigner = MemberAssigner::new(&classes, &pinned_pieces);
+        let masks = match purpose {
+            Purpose::Count => RunMasks::new(&tables, stock.len()),
+            Purpose::Best { .. } => None,
+        };
         Ok(Plan {
             width,
             height,
@@ -290,6 +298,7 @@ impl Plan {
             prefix: prefix.clone(),
             assigner,
             tables,
+            masks,
             levels,
             stock,
             pinned_board,

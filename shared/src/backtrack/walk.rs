@@ -1,5 +1,10 @@
 //! The depth-first walk: an explicit stack over the plan's levels.
 //!
+//! Two loops walk the same tree in the same order: the masked walk, for
+//! plans with class masks (see `masks`), visits only the classes of a run
+//! still in stock; the plain walk tests each candidate of the run against
+//! the stock. A test holds them to the same counts, nodes and checkpoints.
+//!
 //! No recursion and no allocation: per level the stack keeps the rest of
 //! the level's candidate run, the board keeps the placed words, and the
 //! stock keeps how many pieces of each class are left. The current level's
@@ -13,6 +18,7 @@
 //! checkpoint records and what [`Entry::Placed`] resumes.
 
 use super::candidate::{class_of, Candidate};
+use super::masks::{self, free_classes, RunMasks};
 use super::plan::Plan;
 use super::poll::Driver;
 use crate::search::{Checkpoint, RunEnd};
@@ -28,6 +34,21 @@ pub(crate) struct SearchState {
     pub runs: Vec<Run>,
     /// Per level: its untried siblings were given away by a split.
     pub given_away: Vec<bool>,
+    /// Per level, the masked walk's frame (see `masks`).
+    pub frames: Vec<Frame>,
+}
+
+/// A level of the masked walk: its run (first candidate, classes) and the
+/// classes of the run it has not tried yet, among those free when its turn came.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Frame {
+    pub rest: u64,
+    pub classes: u64,
+    /// The run's classes listed twice (two turns).
+    pub twice: u64,
+    pub start: u32,
+    /// 1 when the lowest class of `rest` has had its first turn tried.
+    pub second: u32,
 }
 
 impl SearchState {
@@ -38,6 +59,7 @@ impl SearchState {
             stock: plan.stock.clone(),
             runs: vec![Run { next: 0, end: 0 }; levels],
             given_away: vec![false; levels],
+            frames: vec![Frame::default(); levels],
         }
     }
 
@@ -99,6 +121,23 @@ pub(crate) enum Entry {
 /// validated), so with `r` runs per key `Σ colour_j · r·base^j ≤ r·(base^n − 1)`
 /// while the table holds `r·base^n + 1` offsets.
 pub(crate) fn walk<V: Visitor, F: FnMut(&Checkpoint)>(
+    plan: &Plan,
+    state: &mut SearchState,
+    leaf: usize,
+    entry: Entry,
+    counters: &mut Counters,
+    driver: &mut Driver<'_, F>,
+    visitor: &mut V,
+) -> (RunEnd, Option<usize>) {
+    match &plan.masks {
+        Some(masks) => walk_masked(plan, masks, state, leaf, entry, counters, driver, visitor),
+        None => walk_runs(plan, state, leaf, entry, counters, driver, visitor),
+    }
+}
+
+/// The walk that tests each candidate of a run against the stock: for
+/// plans whose runs are too long for masks.
+fn walk_runs<V: Visitor, F: FnMut(&Checkpoint)>(
     plan: &Plan,
     state: &mut SearchState,
     leaf: usize,
@@ -222,5 +261,380 @@ pub(crate) fn walk<V: Visitor, F: FnMut(&Checkpoint)>(
             i = *offsets.get_unchecked(k);
             end = *offsets.get_unchecked(k + 1);
         }
+    }
+}
+
+/// The masked walk (see `masks`), compiled twice: with the bit
+/// instructions of x86-64 v3 (`popcnt`, `tzcnt`, `bzhi`) when the CPU has
+/// them, chosen at run time, and portable otherwise, so one binary runs
+/// everywhere.
+#[allow(clippy::too_many_arguments)]
+fn walk_masked<V: Visitor, F: FnMut(&Checkpoint)>(
+    plan: &Plan,
+    masks: &RunMasks,
+    state: &mut SearchState,
+    leaf: usize,
+    entry: Entry,
+    counters: &mut Counters,
+    driver: &mut Driver<'_, F>,
+    visitor: &mut V,
+) -> (RunEnd, Option<usize>) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt")
+        && std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("bmi2")
+    {
+        // SAFETY: the CPU has the features this copy is compiled for.
+        return unsafe {
+            walk_masked_bmi(plan, masks, state, leaf, entry, counters, driver, visitor)
+        };
+    }
+    walk_masked_body(plan, masks, state, leaf, entry, counters, driver, visitor)
+}
+
+/// [`walk_masked_body`] compiled for CPUs with `popcnt` and BMI1/2.
+///
+/// # Safety
+/// The CPU must have those features.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,bmi1,bmi2")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn walk_masked_bmi<V: Visitor, F: FnMut(&Checkpoint)>(
+    plan: &Plan,
+    masks: &RunMasks,
+    state: &mut SearchState,
+    leaf: usize,
+    entry: Entry,
+    counters: &mut Counters,
+    driver: &mut Driver<'_, F>,
+    visitor: &mut V,
+) -> (RunEnd, Option<usize>) {
+    walk_masked_body(plan, masks, state, leaf, entry, counters, driver, visitor)
+}
+
+/// The masked walk itself: a level visits exactly the classes in stock of
+/// its run, in run order, so it never tests a used piece.
+///
+/// Same contract and tree as [`walk_runs`]. Its invariant: `free` holds
+/// the classes with a piece left in `stock`, and a level's frame holds its
+/// run's classes and the untried ones among those free when the level's
+/// turn came. A set bit of a run's classes is a class of one of its
+/// entries, so its rank is below the run's length and `start + rank` is a
+/// candidate index.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn walk_masked_body<V: Visitor, F: FnMut(&Checkpoint)>(
+    plan: &Plan,
+    masks: &RunMasks,
+    state: &mut SearchState,
+    leaf: usize,
+    entry: Entry,
+    counters: &mut Counters,
+    driver: &mut Driver<'_, F>,
+    visitor: &mut V,
+) -> (RunEnd, Option<usize>) {
+    assert!(leaf >= 1 && leaf <= plan.levels.len());
+    assert!(state.runs.len() >= leaf && state.frames.len() >= leaf);
+    let levels = &plan.levels[..leaf];
+    let offsets = plan.tables.offsets();
+    let candidates = plan.tables.candidates();
+    let runs = masks.runs();
+    assert_eq!(runs.len() + 1, offsets.len());
+    let (mut level, mut resume) = match entry {
+        Entry::Fresh => (0, false),
+        Entry::Placed(top) => (top, true),
+    };
+    let mut free = lay_frames(plan, masks, state, resume.then_some(level));
+    let (mut board, mut stock, mut frames) = (
+        state.board.as_mut_slice(),
+        state.stock.as_mut_slice(),
+        state.frames.as_mut_slice(),
+    );
+    macro_rules! rebind {
+        () => {
+            (board, stock, frames) = (
+                state.board.as_mut_slice(),
+                state.stock.as_mut_slice(),
+                state.frames.as_mut_slice(),
+            )
+        };
+    }
+    let mut mark = driver.next_mark(counters.nodes).max(counters.nodes + 1);
+    let mut countdown = mark - counters.nodes;
+
+    let mut here = &levels[level];
+    let mut placed = board[here.pos as usize];
+    let twice = masks.twice();
+    let Frame {
+        mut rest,
+        mut classes,
+        twice: mut two,
+        mut start,
+        mut second,
+    } = if resume {
+        frames[level]
+    } else {
+        let k = plan.key_index(here, board);
+        Frame {
+            rest: runs[k] & free,
+            classes: runs[k],
+            twice: twice[k],
+            start: offsets[k],
+            second: 0,
+        }
+    };
+    macro_rules! frame {
+        () => {
+            Frame {
+                rest,
+                classes,
+                twice: two,
+                start,
+                second,
+            }
+        };
+    }
+
+    loop {
+        if !resume {
+            // Take the next free class at `level`, backtracking as needed.
+            loop {
+                if rest != 0 {
+                    let bit = rest & rest.wrapping_neg();
+                    let index = start + masks::entry(classes, two, bit) + second;
+                    if two & bit == 0 || second == 1 {
+                        rest ^= bit;
+                        second = 0;
+                    } else {
+                        // The class's second turn is next.
+                        second = 1;
+                    }
+                    // SAFETY: `index` is a candidate of the run (see above);
+                    // classes are below stock.len(); a level's pos is a cell.
+                    let word = unsafe { *candidates.get_unchecked(index as usize) };
+                    unsafe {
+                        let left = stock.get_unchecked_mut(class_of(word));
+                        *left -= 1;
+                        if *left == 0 {
+                            free ^= bit;
+                        }
+                        *board.get_unchecked_mut(here.pos as usize) = word;
+                    }
+                    placed = word;
+                    countdown -= 1;
+                    if countdown == 0 {
+                        frames[level] = frame!();
+                        counters.nodes = mark;
+                        sync_runs(plan, state, level);
+                        let stop = driver.poll(plan, state, level, counters);
+                        if stop.is_none() {
+                            // A split cuts the runs of the levels it gave from.
+                            for l in 0..=level {
+                                if state.given_away[l] {
+                                    state.frames[l].rest = 0;
+                                    state.frames[l].second = 0;
+                                }
+                            }
+                        }
+                        rebind!();
+                        if let Some(stop) = stop {
+                            return (stop, Some(level));
+                        }
+                        (rest, second) = (frames[level].rest, frames[level].second);
+                        mark = driver.next_mark(counters.nodes).max(counters.nodes + 1);
+                        countdown = mark - counters.nodes;
+                    }
+                    break;
+                }
+                if level == 0 {
+                    counters.nodes = mark - countdown;
+                    return (RunEnd::Finished, None);
+                }
+                level -= 1;
+                // SAFETY: level < leaf ≤ the stack lengths (asserted above).
+                unsafe {
+                    here = levels.get_unchecked(level);
+                    let class = class_of(*board.get_unchecked(here.pos as usize));
+                    let left = stock.get_unchecked_mut(class);
+                    if *left == 0 {
+                        free |= 1 << class;
+                    }
+                    *left += 1;
+                    Frame {
+                        rest,
+                        classes,
+                        twice: two,
+                        start,
+                        second,
+                    } = *frames.get_unchecked(level);
+                }
+            }
+        }
+        resume = false;
+        if level + 1 == leaf {
+            counters.nodes = mark - countdown;
+            let stop = visitor.leaf(plan, state, counters);
+            rebind!();
+            if stop {
+                frames[level] = frame!();
+                sync_runs(plan, state, level);
+                return (RunEnd::FoundFirst, Some(level));
+            }
+            let class = class_of(placed);
+            if stock[class] == 0 {
+                free |= 1 << class;
+            }
+            stock[class] += 1;
+            continue;
+        }
+        // SAFETY: level + 1 < leaf ≤ the stack lengths; the key index lies
+        // inside the level's table (see `walk_runs`), and `runs` has one
+        // word per offsets index but the last.
+        unsafe {
+            *frames.get_unchecked_mut(level) = frame!();
+            level += 1;
+            here = levels.get_unchecked(level);
+            let k = here.key_index_unchecked(board, placed);
+            start = *offsets.get_unchecked(k);
+            classes = *runs.get_unchecked(k);
+            two = *twice.get_unchecked(k);
+            rest = classes & free;
+            second = 0;
+        }
+    }
+}
+
+/// Sets up a masked walk and returns its `free` classes: for a walk that
+/// resumes with levels `0..=top` placed (by a replay, which left each
+/// level's untried run in `runs`), each of those levels' frame, from the
+/// stock as it stood when the level's turn came.
+fn lay_frames(plan: &Plan, masks: &RunMasks, state: &mut SearchState, top: Option<usize>) -> u64 {
+    let placed = top.map_or(0, |t| t + 1);
+    let mut stock = state.stock.clone();
+    for here in &plan.levels[..placed] {
+        stock[class_of(state.board[here.pos as usize])] += 1;
+    }
+    let offsets = plan.tables.offsets();
+    let candidates = plan.tables.candidates();
+    for (level, here) in plan.levels[..placed].iter().enumerate() {
+        let k = plan.key_index(here, &state.board);
+        let start = offsets[k];
+        let Run { next, end } = state.runs[level];
+        let untried = candidates[next as usize..end as usize]
+            .iter()
+            .fold(0u64, |m, &w| m | 1 << class_of(w));
+        // The next entry may be the second turn of the class just placed.
+        let placed = class_of(state.board[here.pos as usize]);
+        let second = (next < end && class_of(candidates[next as usize]) == placed) as u32;
+        state.frames[level] = Frame {
+            rest: untried & free_classes(&stock),
+            classes: masks.runs()[k],
+            twice: masks.twice()[k],
+            start,
+            second,
+        };
+        stock[class_of(state.board[here.pos as usize])] -= 1;
+    }
+    debug_assert_eq!(stock, state.stock);
+    free_classes(&state.stock)
+}
+
+/// Writes each placed level's untried run `next..end` into `runs`, which
+/// checkpoints and splits read: the masked walk keeps only its frames.
+fn sync_runs(plan: &Plan, state: &mut SearchState, top: usize) {
+    let offsets = plan.tables.offsets();
+    let candidates = plan.tables.candidates();
+    for level in 0..=top {
+        let here = &plan.levels[level];
+        let k = plan.key_index(here, &state.board);
+        let (start, end) = (offsets[k], offsets[k + 1]);
+        let word = state.board[here.pos as usize];
+        let index = candidates[start as usize..end as usize]
+            .iter()
+            .position(|&c| c == word)
+            .expect("a placed word is in its level's run") as u32;
+        let next = start + index + 1;
+        state.runs[level] = Run {
+            next,
+            end: if state.given_away[level] { next } else { end },
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The masked walk against the walk that tests every candidate: same
+    //! counts, same nodes, same checkpoints, and each resumes the other's.
+    use super::super::Backtracker;
+    use crate::generator::{generate, GenSpec};
+    use crate::layouts::Layout;
+    use crate::model::Puzzle;
+    use crate::order::FillOrder;
+    use crate::search::{Limits, Prefix};
+
+    fn gen(w: usize, h: usize, colours: u8, border: u8, seed: u64) -> Puzzle {
+        generate(&GenSpec {
+            width: w,
+            height: h,
+            colours: Some(colours),
+            border_colours: Some(border),
+            seed,
+            layout: Layout::None,
+        })
+        .unwrap()
+        .puzzle
+    }
+
+    /// A backtracker for each walk: masked (asserted to have masks) and not.
+    fn pair(puzzle: &Puzzle, order: FillOrder) -> Option<(Backtracker, Backtracker)> {
+        let masked = Backtracker::new(puzzle, order, &Prefix::new()).unwrap();
+        masked.plan.masks.as_ref()?;
+        let mut plain = Backtracker::new(puzzle, order, &Prefix::new()).unwrap();
+        plain.plan.masks = None;
+        Some((masked, plain))
+    }
+
+    #[test]
+    fn masked_walk_counts_checkpoints_and_resumes_like_the_plain_walk() {
+        let (mut compared, mut with_twice) = (0, 0);
+        for seed in 1..=4 {
+            for (w, h, colours) in [(4, 4, 4), (5, 4, 5), (4, 5, 5), (4, 4, 5)] {
+                let puzzle = gen(w, h, colours, 2, seed);
+                for order in FillOrder::ALL {
+                    let Some((mut masked, mut plain)) = pair(&puzzle, order) else {
+                        continue;
+                    };
+                    compared += 1;
+                    let masks = masked.plan.masks.as_ref().unwrap();
+                    with_twice += masks.twice().iter().any(|&t| t != 0) as usize;
+                    let whole = plain.count(&Limits::none());
+                    assert_eq!(
+                        masked.count(&Limits::none()),
+                        whole,
+                        "{w}x{h} {seed} {order}"
+                    );
+                    // Stop both at the same node: the same checkpoint, and
+                    // either walk resumes the other's to the same totals.
+                    for budget in [1, 7, whole.nodes / 3, whole.nodes / 2 + 1] {
+                        if budget >= whole.nodes {
+                            continue;
+                        }
+                        let a = masked.count(&Limits::nodes(budget));
+                        let b = plain.count(&Limits::nodes(budget));
+                        assert_eq!(a, b, "{w}x{h} {seed} {order} stopped at {budget}");
+                        let cp = a.checkpoint.expect("stopped early");
+                        let ra = masked.resume(&cp, &Limits::none(), |_| {}).unwrap();
+                        let rb = plain.resume(&cp, &Limits::none(), |_| {}).unwrap();
+                        assert_eq!((ra.solutions, ra.nodes), (whole.solutions, whole.nodes));
+                        assert_eq!(ra, rb);
+                    }
+                    // Depth-cut walks (prefixes, per-depth counts) agree too.
+                    assert_eq!(masked.nodes_per_depth(6), plain.nodes_per_depth(6));
+                    assert_eq!(masked.prefixes(3), plain.prefixes(3));
+                }
+            }
+        }
+        assert!(compared >= 50, "only {compared} plans had masks");
+        assert!(with_twice > 0, "no plan listed a class twice in a run");
     }
 }

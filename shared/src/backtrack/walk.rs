@@ -84,7 +84,8 @@ pub(crate) struct Counters {
     pub solutions: u64,
 }
 
-/// What happens when the walk places its last level.
+/// What happens when the walk places its last level. A visitor reads the
+/// board, never the stock (the masked walk may hold it in a register).
 pub(crate) trait Visitor {
     /// Called with levels `0..leaf` placed; returns true to stop the walk.
     fn leaf(&mut self, plan: &Plan, state: &SearchState, counters: &mut Counters) -> bool;
@@ -279,17 +280,36 @@ fn walk_masked<V: Visitor, F: FnMut(&Checkpoint)>(
     driver: &mut Driver<'_, F>,
     visitor: &mut V,
 ) -> (RunEnd, Option<usize>) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("popcnt")
-        && std::arch::is_x86_feature_detected!("bmi1")
-        && std::arch::is_x86_feature_detected!("bmi2")
-    {
-        // SAFETY: the CPU has the features this copy is compiled for.
-        return unsafe {
-            walk_masked_bmi(plan, masks, state, leaf, entry, counters, driver, visitor)
-        };
+    // Sets whose every class holds one piece need no stock counts (the
+    // free bit is the count), and runs that list no class twice need no
+    // second-turn bookkeeping: each case gets its own copy of the loop.
+    let unique = plan.stock.iter().all(|&left| left <= 1);
+    let twice = masks.twice().iter().any(|&t| t != 0);
+    macro_rules! run {
+        ($unique:literal, $twice:literal) => {{
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("popcnt")
+                && std::arch::is_x86_feature_detected!("bmi1")
+                && std::arch::is_x86_feature_detected!("bmi2")
+            {
+                // SAFETY: the CPU has the features this copy is compiled for.
+                return unsafe {
+                    walk_masked_bmi::<V, F, $unique, $twice>(
+                        plan, masks, state, leaf, entry, counters, driver, visitor,
+                    )
+                };
+            }
+            walk_masked_body::<V, F, $unique, $twice>(
+                plan, masks, state, leaf, entry, counters, driver, visitor,
+            )
+        }};
     }
-    walk_masked_body(plan, masks, state, leaf, entry, counters, driver, visitor)
+    match (unique, twice) {
+        (true, false) => run!(true, false),
+        (true, true) => run!(true, true),
+        (false, false) => run!(false, false),
+        (false, true) => run!(false, true),
+    }
 }
 
 /// [`walk_masked_body`] compiled for CPUs with `popcnt` and BMI1/2.
@@ -299,7 +319,12 @@ fn walk_masked<V: Visitor, F: FnMut(&Checkpoint)>(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi1,bmi2")]
 #[allow(clippy::too_many_arguments)]
-unsafe fn walk_masked_bmi<V: Visitor, F: FnMut(&Checkpoint)>(
+unsafe fn walk_masked_bmi<
+    V: Visitor,
+    F: FnMut(&Checkpoint),
+    const UNIQUE: bool,
+    const TWICE: bool,
+>(
     plan: &Plan,
     masks: &RunMasks,
     state: &mut SearchState,
@@ -309,7 +334,9 @@ unsafe fn walk_masked_bmi<V: Visitor, F: FnMut(&Checkpoint)>(
     driver: &mut Driver<'_, F>,
     visitor: &mut V,
 ) -> (RunEnd, Option<usize>) {
-    walk_masked_body(plan, masks, state, leaf, entry, counters, driver, visitor)
+    walk_masked_body::<V, F, UNIQUE, TWICE>(
+        plan, masks, state, leaf, entry, counters, driver, visitor,
+    )
 }
 
 /// The masked walk itself: a level visits exactly the classes in stock of
@@ -321,9 +348,14 @@ unsafe fn walk_masked_bmi<V: Visitor, F: FnMut(&Checkpoint)>(
 /// turn came. A set bit of a run's classes is a class of one of its
 /// entries, so its rank is below the run's length and `start + rank` is a
 /// candidate index.
+///
+/// `UNIQUE` (every class holds one piece): the loop leaves `stock` alone,
+/// since the free bit is the count, and writes it back from `free` before
+/// the driver or a caller can read it. `TWICE` (some run lists a class
+/// twice): the loop tracks a class's second turn.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn walk_masked_body<V: Visitor, F: FnMut(&Checkpoint)>(
+fn walk_masked_body<V: Visitor, F: FnMut(&Checkpoint), const UNIQUE: bool, const TWICE: bool>(
     plan: &Plan,
     masks: &RunMasks,
     state: &mut SearchState,
@@ -401,22 +433,32 @@ fn walk_masked_body<V: Visitor, F: FnMut(&Checkpoint)>(
             loop {
                 if rest != 0 {
                     let bit = rest & rest.wrapping_neg();
-                    let index = start + masks::entry(classes, two, bit) + second;
-                    if two & bit == 0 || second == 1 {
-                        rest ^= bit;
-                        second = 0;
+                    let index = if TWICE {
+                        let index = start + masks::entry(classes, two, bit) + second;
+                        if two & bit == 0 || second == 1 {
+                            rest ^= bit;
+                            second = 0;
+                        } else {
+                            // The class's second turn is next.
+                            second = 1;
+                        }
+                        index
                     } else {
-                        // The class's second turn is next.
-                        second = 1;
-                    }
+                        rest ^= bit;
+                        start + masks::entry(classes, 0, bit)
+                    };
                     // SAFETY: `index` is a candidate of the run (see above);
                     // classes are below stock.len(); a level's pos is a cell.
                     let word = unsafe { *candidates.get_unchecked(index as usize) };
                     unsafe {
-                        let left = stock.get_unchecked_mut(class_of(word));
-                        *left -= 1;
-                        if *left == 0 {
+                        if UNIQUE {
                             free ^= bit;
+                        } else {
+                            let left = stock.get_unchecked_mut(class_of(word));
+                            *left -= 1;
+                            if *left == 0 {
+                                free ^= bit;
+                            }
                         }
                         *board.get_unchecked_mut(here.pos as usize) = word;
                     }
@@ -425,6 +467,9 @@ fn walk_masked_body<V: Visitor, F: FnMut(&Checkpoint)>(
                     if countdown == 0 {
                         frames[level] = frame!();
                         counters.nodes = mark;
+                        if UNIQUE {
+                            write_stock(stock, free);
+                        }
                         sync_runs(plan, state, level);
                         let stop = driver.poll(plan, state, level, counters);
                         if stop.is_none() {
@@ -448,6 +493,9 @@ fn walk_masked_body<V: Visitor, F: FnMut(&Checkpoint)>(
                 }
                 if level == 0 {
                     counters.nodes = mark - countdown;
+                    if UNIQUE {
+                        write_stock(stock, free);
+                    }
                     return (RunEnd::Finished, None);
                 }
                 level -= 1;
@@ -455,11 +503,15 @@ fn walk_masked_body<V: Visitor, F: FnMut(&Checkpoint)>(
                 unsafe {
                     here = levels.get_unchecked(level);
                     let class = class_of(*board.get_unchecked(here.pos as usize));
-                    let left = stock.get_unchecked_mut(class);
-                    if *left == 0 {
+                    if UNIQUE {
                         free |= 1 << class;
+                    } else {
+                        let left = stock.get_unchecked_mut(class);
+                        if *left == 0 {
+                            free |= 1 << class;
+                        }
+                        *left += 1;
                     }
-                    *left += 1;
                     Frame {
                         rest,
                         classes,
@@ -477,14 +529,21 @@ fn walk_masked_body<V: Visitor, F: FnMut(&Checkpoint)>(
             rebind!();
             if stop {
                 frames[level] = frame!();
+                if UNIQUE {
+                    write_stock(stock, free);
+                }
                 sync_runs(plan, state, level);
                 return (RunEnd::FoundFirst, Some(level));
             }
             let class = class_of(placed);
-            if stock[class] == 0 {
+            if UNIQUE {
                 free |= 1 << class;
+            } else {
+                if stock[class] == 0 {
+                    free |= 1 << class;
+                }
+                stock[class] += 1;
             }
-            stock[class] += 1;
             continue;
         }
         // SAFETY: level + 1 < leaf ≤ the stack lengths; the key index lies
@@ -501,6 +560,14 @@ fn walk_masked_body<V: Visitor, F: FnMut(&Checkpoint)>(
             rest = classes & free;
             second = 0;
         }
+    }
+}
+
+/// The stock of a set whose classes hold one piece each, from its free bits.
+#[cold]
+fn write_stock(stock: &mut [u16], free: u64) {
+    for (class, left) in stock.iter_mut().enumerate() {
+        *left = (free >> class & 1) as u16;
     }
 }
 

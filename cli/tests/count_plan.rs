@@ -84,6 +84,28 @@ fn brendan_5x5_set_1_is_one_task_and_prints_16() {
     assert_eq!(c["labelled_solutions"], 16, "{c}");
 }
 
+/// Cut into tasks and run on two threads, the row scan of Brendan's 6×6
+/// set 1 totals exactly the nodes the mailing list published for its whole
+/// tree: each task's nodes, plus those above the cut, plus the placements
+/// splits gave away, counted by their givers.
+#[test]
+#[cfg_attr(e2_no_data, ignore = "needs ../shared/data (absent on this clone)")]
+fn brendan_6x6_set_1_cut_into_tasks_totals_the_published_row_scan_nodes() {
+    let p = data("brendan/s1_06x06.json");
+    let c = count(&[
+        "--puzzle",
+        p.to_str().unwrap(),
+        "--no-symmetry",
+        "--order",
+        "row-major",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(c["solutions"], 260, "{c}");
+    assert!(c["tasks"].as_u64().unwrap() > 1, "cut into tasks: {c}");
+    assert_eq!(c["nodes"], 69_284_103u64, "{c}");
+}
+
 /// Clue puzzle 3, whole: the distinct boards, and the labelled count that
 /// tells twins apart, which must be the published 2,195,647,488. Its chosen
 /// order (border-first) makes the tree a hundredth of the row scan's: a few

@@ -193,6 +193,11 @@ pub struct StoredCount {
     /// Whether the reduction was asked for (it may still be "none").
     #[serde(default)]
     pub asked_symmetry: bool,
+    /// Nodes of the tree above the first tasks' prefixes, which no task
+    /// visits: the job's node total starts from them (0 in records
+    /// written before they were kept).
+    #[serde(default)]
+    pub cut_nodes: u64,
 }
 
 impl StoredCount {

@@ -17,7 +17,7 @@
 //!   subtrees even out, and the sizes in between get one task per
 //!   [`NODES_PER_TASK`] estimated nodes, at least one per thread.
 
-use crate::engine::{Engine, Subtree};
+use crate::engine::{Cut, Engine, Subtree};
 use crate::error::Result;
 use crate::estimate::Probes;
 use crate::model::Puzzle;
@@ -63,6 +63,9 @@ pub struct CountPlan {
     pub estimate: Option<f64>,
     /// The tasks: the part each belongs to, and its prefix.
     pub tasks: Vec<(u32, Prefix)>,
+    /// Nodes above the tasks' prefixes, which no task visits (see
+    /// [`Engine::cut`]): the tasks' nodes plus these are the tree's.
+    pub cut_nodes: u64,
 }
 
 /// The tree a count walks: the reduction (as asked), its parts, and the
@@ -132,9 +135,11 @@ pub fn plan_count(puzzle: &Puzzle, ask: CountAsk) -> Result<CountPlan> {
         None => large,
     };
     let per_part = target.div_ceil(parts.len()).max(1);
-    let mut tasks = Vec::new();
+    let (mut tasks, mut cut_nodes) = (Vec::new(), 0);
     for (k, part) in parts.iter().enumerate() {
-        for prefix in cut(ask.engine, part, order, per_part)? {
+        let part_cut = cut(ask.engine, part, order, per_part)?;
+        cut_nodes += part_cut.nodes;
+        for prefix in part_cut.prefixes {
             tasks.push((k as u32, prefix));
         }
     }
@@ -144,22 +149,88 @@ pub fn plan_count(puzzle: &Puzzle, ask: CountAsk) -> Result<CountPlan> {
         order_chosen,
         estimate,
         tasks,
+        cut_nodes,
     })
 }
 
 /// The prefixes of the smallest depth that gives at least `target` of them
 /// (the empty prefix, for a target of one).
-fn cut(engine: Engine, puzzle: &Puzzle, order: FillOrder, target: usize) -> Result<Vec<Prefix>> {
+fn cut(engine: Engine, puzzle: &Puzzle, order: FillOrder, target: usize) -> Result<Cut> {
     let free = puzzle.cells() - puzzle.hints.len();
     if target <= 1 || free == 0 {
-        return Ok(vec![Prefix::new()]);
+        return Ok(Cut {
+            prefixes: vec![Prefix::new()],
+            nodes: 0,
+        });
     }
     let mut depth = 1;
     loop {
-        let prefixes = engine.prefixes(puzzle, order, depth)?;
-        if prefixes.is_empty() || prefixes.len() >= target || depth >= free {
-            return Ok(prefixes);
+        let cut = engine.cut(puzzle, order, depth)?;
+        if cut.prefixes.is_empty() || cut.prefixes.len() >= target || depth >= free {
+            return Ok(cut);
         }
         depth += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generator::{generate, GenSpec};
+    use crate::layouts::Layout;
+    use crate::search::Limits;
+
+    /// Cut into many tasks, a count's nodes (its tasks' plus the cut's)
+    /// are the uncut tree's, on both engines, and so are its boards.
+    #[test]
+    fn a_cut_count_totals_the_nodes_of_the_uncut_tree() {
+        let puzzle = generate(&GenSpec {
+            width: 4,
+            height: 4,
+            colours: Some(5),
+            border_colours: Some(2),
+            seed: 3,
+            layout: Layout::None,
+        })
+        .unwrap()
+        .puzzle;
+        for engine in Engine::ALL {
+            let order = FillOrder::RowMajor;
+            let whole = engine
+                .count(
+                    &Subtree::new(&puzzle, &Prefix::new()).with_order(order),
+                    None,
+                    &Limits::none(),
+                    |_| {},
+                )
+                .unwrap();
+            let plan = plan_count(
+                &puzzle,
+                CountAsk {
+                    engine,
+                    symmetry: false,
+                    order: Some(order),
+                    threads: 2,
+                    sized: false,
+                },
+            )
+            .unwrap();
+            assert!(plan.tasks.len() > 8, "{engine}: {} tasks", plan.tasks.len());
+            assert!(plan.cut_nodes > 0, "{engine}");
+            let (mut solutions, mut nodes) = (0, plan.cut_nodes);
+            for (_, prefix) in &plan.tasks {
+                let subtree = Subtree::new(&puzzle, prefix).with_order(order);
+                let report = engine
+                    .count(&subtree, None, &Limits::none(), |_| {})
+                    .unwrap();
+                solutions += report.solutions;
+                nodes += report.nodes;
+            }
+            assert_eq!(
+                (solutions, nodes),
+                (whole.solutions, whole.nodes),
+                "{engine}"
+            );
+        }
     }
 }

@@ -323,11 +323,11 @@ fn splits_requested_at_every_checkpoint_lose_and_duplicate_nothing() {
             solutions, total.solutions,
             "{engine} {name} over {tasks} subtasks"
         );
-        // A donated subtree is searched by exactly one task, and a
-        // prefix's forced placements are not nodes of its task: never more
-        // nodes than the whole run.
-        assert!(
-            nodes <= total.nodes,
+        // A donated subtree is searched by exactly one task, and the
+        // placement that starts it is counted by the task that gave it
+        // away: exactly the nodes of the whole run.
+        assert_eq!(
+            nodes, total.nodes,
             "{engine} {name}: {nodes} of {} nodes",
             total.nodes
         );

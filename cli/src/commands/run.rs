@@ -122,7 +122,8 @@ pub(crate) fn threads(requested: Option<usize>) -> usize {
 }
 
 /// Runs an embedded job on a runtime of its own: the first Ctrl-C (or
-/// SIGTERM) interrupts it, and a terminal shows a live progress line.
+/// SIGTERM) interrupts it, and a terminal shows a live progress line
+/// (anything else gets one line every [`LOG_PROGRESS_EVERY`]).
 fn run_embedded<T, F: Future<Output = Result<T>>>(
     job: impl FnOnce(CancellationToken, Box<dyn FnMut(&pb::JobStatus) + Send>) -> F,
 ) -> Result<T> {
@@ -139,8 +140,14 @@ fn run_embedded<T, F: Future<Output = Result<T>>>(
             cancel.cancel();
         });
         let show = std::io::stderr().is_terminal();
+        // Not a terminal (a log file, nohup): one plain line a minute.
+        let mut logged = std::time::Instant::now();
         let progress = Box::new(move |status: &pb::JobStatus| {
             if !show {
+                if logged.elapsed() >= LOG_PROGRESS_EVERY || client::is_over(status) {
+                    logged = std::time::Instant::now();
+                    eprintln!("{}", client::progress_line(status));
+                }
                 return;
             }
             if client::is_over(status) {
@@ -156,6 +163,9 @@ fn run_embedded<T, F: Future<Output = Result<T>>>(
         out
     })
 }
+
+/// How often a run whose stderr is not a terminal logs its progress.
+const LOG_PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
 pub fn count(args: CountArgs) -> Result<()> {
     let puzzle = read_puzzle(&args.puzzle, Duplicates::Allow)?;

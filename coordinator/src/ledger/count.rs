@@ -66,6 +66,7 @@ impl JobPolicy for Count {
                 symmetry: plan.reduction.note,
                 estimate: plan.estimate.map(|n| n.round() as u64),
                 asked_symmetry: ask.symmetry,
+                cut_nodes: plan.cut_nodes,
             }),
         })
     }

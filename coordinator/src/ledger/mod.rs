@@ -313,7 +313,8 @@ impl Ledger {
             tasks_total: plan.prefixes.len() as u64,
             tasks_done: 0,
             solutions: 0,
-            nodes_done: 0,
+            // A count's tree above its first tasks is walked once, here.
+            nodes_done: plan.count.as_ref().map_or(0, |c| c.cut_nodes),
             next_task_id: plan.prefixes.len() as u64,
             deadline_unix_ms: plan
                 .time_limit

@@ -26,12 +26,25 @@
 use super::candidate::class_of;
 use super::tables::Tables;
 
-/// Per run (offsets index), the classes it lists and those it lists
-/// twice, as bits.
+/// What the masked walk reads of one run when a level's turn comes: one
+/// load of one line, instead of an offset from one array and a mask from
+/// another.
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C, align(32))]
+pub(crate) struct RunInfo {
+    /// The classes the run lists.
+    pub classes: u64,
+    /// The classes it lists in two turns.
+    pub twice: u64,
+    /// Where its candidates start (its offset).
+    pub start: u32,
+}
+
+/// Per run (offsets index), its [`RunInfo`].
 #[derive(Debug, Clone)]
 pub(crate) struct RunMasks {
-    classes: Vec<u64>,
-    twice: Vec<u64>,
+    runs: Vec<RunInfo>,
+    any_twice: bool,
 }
 
 impl RunMasks {
@@ -43,7 +56,7 @@ impl RunMasks {
         }
         let candidates = tables.candidates();
         let runs = tables.offsets().len().saturating_sub(1);
-        let (mut masks, mut twice) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
+        let mut infos = Vec::with_capacity(runs);
         for w in tables.offsets().windows(2) {
             let (mut mask, mut two) = (0u64, 0u64);
             for &word in &candidates[w[0] as usize..w[1] as usize] {
@@ -61,26 +74,29 @@ impl RunMasks {
                 }
                 mask |= bit;
             }
-            masks.push(mask);
-            twice.push(two);
+            infos.push(RunInfo {
+                classes: mask,
+                twice: two,
+                start: w[0],
+            });
         }
+        let any_twice = infos.iter().any(|r| r.twice != 0);
         Some(RunMasks {
-            classes: masks,
-            twice,
+            runs: infos,
+            any_twice,
         })
     }
 
-    /// The classes of every run, indexed like the offsets (the last
-    /// offset starts no run and has no entry).
+    /// Every run, indexed like the offsets (the last offset starts no run
+    /// and has no entry).
     #[inline(always)]
-    pub(crate) fn runs(&self) -> &[u64] {
-        &self.classes
+    pub(crate) fn runs(&self) -> &[RunInfo] {
+        &self.runs
     }
 
-    /// The classes every run lists twice, indexed like [`RunMasks::runs`].
-    #[inline(always)]
-    pub(crate) fn twice(&self) -> &[u64] {
-        &self.twice
+    /// Whether some run lists a class in two turns.
+    pub(crate) fn any_twice(&self) -> bool {
+        self.any_twice
     }
 }
 

@@ -172,13 +172,21 @@ impl Backtracker {
     /// fill order, as prefixes extending this subtask's own. Their counts sum
     /// to this subtask's count. `depth` beyond the searched cells is clamped.
     pub fn prefixes(&mut self, depth: usize) -> Vec<Prefix> {
+        self.cut(depth).0
+    }
+
+    /// [`Backtracker::prefixes`], and the nodes of the walk that lists
+    /// them: every placement above and on the cut. No subtask counts the
+    /// placements of its own prefix, so a count cut here adds these to its
+    /// subtasks' nodes to total the uncut tree's.
+    pub fn cut(&mut self, depth: usize) -> (Vec<Prefix>, u64) {
         self.state.reset(&self.plan);
         if !self.plan.pinned_consistent {
-            return Vec::new();
+            return (Vec::new(), 0);
         }
         let depth = depth.min(self.plan.levels.len());
         if depth == 0 {
-            return vec![self.plan.prefix.clone()];
+            return (vec![self.plan.prefix.clone()], 0);
         }
         let mut visitor = CollectPrefixes {
             puzzle: &self.puzzle,
@@ -187,16 +195,17 @@ impl Backtracker {
         };
         let limits = Limits::default();
         let mut driver = Driver::new(&limits, &self.puzzle, |_: &Checkpoint| {}, 0);
+        let mut counters = Counters::default();
         walk::walk(
             &self.plan,
             &mut self.state,
             depth,
             Entry::Fresh,
-            &mut Counters::default(),
+            &mut counters,
             &mut driver,
             &mut visitor,
         );
-        visitor.prefixes
+        (visitor.prefixes, counters.nodes)
     }
 
     /// Nodes at each depth `1..=max_depth` of this subtask's tree: entry

@@ -62,7 +62,7 @@ impl<'a, F: FnMut(&Checkpoint)> Driver<'a, F> {
         plan: &Plan,
         state: &mut SearchState,
         top: usize,
-        counters: &Counters,
+        counters: &mut Counters,
     ) -> Option<RunEnd> {
         if let Some(control) = self.limits.control {
             if control.is_stopped() {
@@ -71,6 +71,10 @@ impl<'a, F: FnMut(&Checkpoint)> Driver<'a, F> {
             if control.split_wanted() {
                 let donated = split(plan, state, self.puzzle, top);
                 if !donated.is_empty() {
+                    // Each given sibling is a placement this walk would have
+                    // made, and the prefix of the subtask that takes it: it
+                    // is counted here, where the uncut walk counts it.
+                    counters.nodes += donated.len() as u64;
                     control.donate(donated);
                 }
             }

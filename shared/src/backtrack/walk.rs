@@ -284,7 +284,7 @@ fn walk_masked<V: Visitor, F: FnMut(&Checkpoint)>(
     // free bit is the count), and runs that list no class twice need no
     // second-turn bookkeeping: each case gets its own copy of the loop.
     let unique = plan.stock.iter().all(|&left| left <= 1);
-    let twice = masks.twice().iter().any(|&t| t != 0);
+    let twice = masks.any_twice();
     macro_rules! run {
         ($unique:literal, $twice:literal) => {{
             #[cfg(target_arch = "x86_64")]
@@ -396,7 +396,6 @@ fn walk_masked_body<V: Visitor, F: FnMut(&Checkpoint), const UNIQUE: bool, const
 
     let mut here = &levels[level];
     let mut placed = board[here.pos as usize];
-    let twice = masks.twice();
     let Frame {
         mut rest,
         mut classes,
@@ -406,12 +405,12 @@ fn walk_masked_body<V: Visitor, F: FnMut(&Checkpoint), const UNIQUE: bool, const
     } = if resume {
         frames[level]
     } else {
-        let k = plan.key_index(here, board);
+        let run = runs[plan.key_index(here, board)];
         Frame {
-            rest: runs[k] & free,
-            classes: runs[k],
-            twice: twice[k],
-            start: offsets[k],
+            rest: run.classes & free,
+            classes: run.classes,
+            twice: run.twice,
+            start: run.start,
             second: 0,
         }
     };
@@ -553,10 +552,12 @@ fn walk_masked_body<V: Visitor, F: FnMut(&Checkpoint), const UNIQUE: bool, const
             *frames.get_unchecked_mut(level) = frame!();
             level += 1;
             here = levels.get_unchecked(level);
-            let k = here.key_index_unchecked(board, placed);
-            start = *offsets.get_unchecked(k);
-            classes = *runs.get_unchecked(k);
-            two = *twice.get_unchecked(k);
+            let run = runs.get_unchecked(here.key_index_unchecked(board, placed));
+            start = run.start;
+            classes = run.classes;
+            if TWICE {
+                two = run.twice;
+            }
             rest = classes & free;
             second = 0;
         }
@@ -595,8 +596,8 @@ fn lay_frames(plan: &Plan, masks: &RunMasks, state: &mut SearchState, top: Optio
         let second = (next < end && class_of(candidates[next as usize]) == placed) as u32;
         state.frames[level] = Frame {
             rest: untried & free_classes(&stock),
-            classes: masks.runs()[k],
-            twice: masks.twice()[k],
+            classes: masks.runs()[k].classes,
+            twice: masks.runs()[k].twice,
             start,
             second,
         };
@@ -673,7 +674,7 @@ mod tests {
                     };
                     compared += 1;
                     let masks = masked.plan.masks.as_ref().unwrap();
-                    with_twice += masks.twice().iter().any(|&t| t != 0) as usize;
+                    with_twice += masks.any_twice() as usize;
                     let whole = plain.count(&Limits::none());
                     assert_eq!(
                         masked.count(&Limits::none()),

@@ -459,8 +459,14 @@ impl E2Cover {
     /// solution above that depth): the subtasks whose counts add up to the
     /// count below `base`. Choices the hints force are levels too.
     pub fn prefixes(&self, base: &Prefix, depth: usize) -> Result<Vec<Prefix>> {
+        Ok(self.cut(base, depth)?.0)
+    }
+
+    /// [`E2Cover::prefixes`] and the nodes above them that no subtask
+    /// visits (see `dlx::cut`).
+    pub fn cut(&self, base: &Prefix, depth: usize) -> Result<(Vec<Prefix>, u64)> {
         let Some(forced) = self.options_of_prefix(base)? else {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), 0));
         };
         struct Leaves(Vec<Vec<u32>>);
         impl Listener for Leaves {
@@ -469,12 +475,14 @@ impl E2Cover {
             }
         }
         let mut leaves = Leaves(Vec::new());
-        AlgorithmC::new(&self.xcc).enumerate(&forced, depth, &mut leaves)?;
-        Ok(leaves
+        let report = AlgorithmC::new(&self.xcc).enumerate(&forced, depth, &mut leaves)?;
+        let nodes = report.nodes.saturating_sub(leaves.0.len() as u64);
+        let prefixes = leaves
             .0
             .iter()
             .map(|options| self.prefix_of_options(options))
-            .collect())
+            .collect();
+        Ok((prefixes, nodes))
     }
 
     /// The first perfect board in search order, if any.

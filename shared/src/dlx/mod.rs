@@ -68,7 +68,14 @@ pub fn resume(
 /// The subtasks `depth` levels down the search of `puzzle`; their counts
 /// add up to the whole count.
 pub fn prefixes(puzzle: &Puzzle, depth: usize) -> Result<Vec<Prefix>> {
-    E2Cover::new(puzzle)?.prefixes(&Vec::new(), depth)
+    Ok(cut(puzzle, depth)?.0)
+}
+
+/// [`prefixes`], with the nodes above them that no subtask visits: a DLX
+/// node is entering a level, and a subtask enters the level below its
+/// prefix itself, so those are the enumeration's nodes less one per prefix.
+pub fn cut(puzzle: &Puzzle, depth: usize) -> Result<(Vec<Prefix>, u64)> {
+    E2Cover::new(puzzle)?.cut(&Vec::new(), depth)
 }
 
 /// The first perfect board of `puzzle` in search order, if it has one.

@@ -1,14 +1,14 @@
 //! The bitmask backtracker under the contract: a thin translation, since
 //! the engine was built around the same vocabulary.
 
-use crate::backtrack::{self, Backtracker, BestReport};
+use crate::backtrack::{Backtracker, BestReport};
 use crate::error::Result;
 use crate::model::{Board, Puzzle};
 use crate::order::FillOrder;
 use crate::search::{Checkpoint, Control, Prefix};
 
 use super::{
-    BestLease, BestSearch, Capabilities, Contract, CountReport, FirstReport, Limits, Subtree,
+    BestLease, BestSearch, Capabilities, Contract, CountReport, Cut, FirstReport, Limits, Subtree,
 };
 
 pub(super) struct Backtrack;
@@ -21,8 +21,10 @@ impl Contract for Backtrack {
         fill_orders: true,
     };
 
-    fn prefixes(puzzle: &Puzzle, order: FillOrder, depth: usize) -> Result<Vec<Prefix>> {
-        backtrack::prefixes(puzzle, order, depth)
+    fn cut(puzzle: &Puzzle, order: FillOrder, depth: usize) -> Result<Cut> {
+        // A subtask does not count the placements of its own prefix.
+        let (prefixes, nodes) = Backtracker::new(puzzle, order, &Prefix::new())?.cut(depth);
+        Ok(Cut { prefixes, nodes })
     }
 
     fn count(

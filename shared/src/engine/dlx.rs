@@ -9,11 +9,11 @@ use crate::dlx::{self, E2Cover, Hooks};
 use crate::error::Result;
 use crate::model::{Board, Puzzle};
 use crate::order::FillOrder;
-use crate::search::{Checkpoint, Control, Prefix};
+use crate::search::{Checkpoint, Control};
 
 use super::{
-    Ask, BestLease, BestSearch, Capabilities, Contract, CountReport, Engine, FirstReport, Limits,
-    Subtree,
+    Ask, BestLease, BestSearch, Capabilities, Contract, CountReport, Cut, Engine, FirstReport,
+    Limits, Subtree,
 };
 
 pub(super) struct Dlx;
@@ -34,8 +34,9 @@ impl Contract for Dlx {
         fill_orders: false,
     };
 
-    fn prefixes(puzzle: &Puzzle, _order: FillOrder, depth: usize) -> Result<Vec<Prefix>> {
-        dlx::prefixes(puzzle, depth)
+    fn cut(puzzle: &Puzzle, _order: FillOrder, depth: usize) -> Result<Cut> {
+        let (prefixes, nodes) = dlx::cut(puzzle, depth)?;
+        Ok(Cut { prefixes, nodes })
     }
 
     fn count(

@@ -116,9 +116,16 @@ impl Engine {
     /// lead to a perfect board; their counts add up to the whole count.
     /// A depth beyond the free cells is clamped.
     pub fn prefixes(self, puzzle: &Puzzle, order: FillOrder, depth: usize) -> Result<Vec<Prefix>> {
+        Ok(self.cut(puzzle, order, depth)?.prefixes)
+    }
+
+    /// [`Engine::prefixes`], with the nodes of the tree above them that no
+    /// subtask under one of them visits: what a count cut at `depth` adds
+    /// to its tasks' nodes to total the whole tree's.
+    pub fn cut(self, puzzle: &Puzzle, order: FillOrder, depth: usize) -> Result<Cut> {
         match self {
-            Engine::Backtrack => backtrack::Backtrack::prefixes(puzzle, order, depth),
-            Engine::Dlx => dlx::Dlx::prefixes(puzzle, order, depth),
+            Engine::Backtrack => backtrack::Backtrack::cut(puzzle, order, depth),
+            Engine::Dlx => dlx::Dlx::cut(puzzle, order, depth),
         }
     }
 
@@ -277,6 +284,14 @@ impl Rate {
 
 /// One lease of a best job: its seed and its node budget (a whole-tree
 /// search ignores both: see [`BestSearch`]).
+/// The subtasks of a tree cut at one depth (see [`Engine::cut`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Cut {
+    pub prefixes: Vec<Prefix>,
+    /// Nodes above the cut that the subtasks do not visit themselves.
+    pub nodes: u64,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BestLease {
     pub seed: u64,
@@ -288,7 +303,7 @@ pub struct BestLease {
 trait Contract {
     const CAPABILITIES: Capabilities;
 
-    fn prefixes(puzzle: &Puzzle, order: FillOrder, depth: usize) -> Result<Vec<Prefix>>;
+    fn cut(puzzle: &Puzzle, order: FillOrder, depth: usize) -> Result<Cut>;
 
     fn count(
         subtree: &Subtree<'_>,

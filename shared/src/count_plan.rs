@@ -177,23 +177,13 @@ fn cut(engine: Engine, puzzle: &Puzzle, order: FillOrder, target: usize) -> Resu
 mod tests {
     use super::*;
     use crate::generator::{generate, GenSpec};
-    use crate::layouts::Layout;
     use crate::search::Limits;
 
     /// Cut into many tasks, a count's nodes (its tasks' plus the cut's)
     /// are the uncut tree's, on both engines, and so are its boards.
     #[test]
     fn a_cut_count_totals_the_nodes_of_the_uncut_tree() {
-        let puzzle = generate(&GenSpec {
-            width: 4,
-            height: 4,
-            colours: Some(5),
-            border_colours: Some(2),
-            seed: 3,
-            layout: Layout::None,
-        })
-        .unwrap()
-        .puzzle;
+        let puzzle = generate(&GenSpec::sized(4, 4, 5, 2, 3)).unwrap().puzzle;
         for engine in Engine::ALL {
             let order = FillOrder::RowMajor;
             let whole = engine

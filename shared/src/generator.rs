@@ -52,6 +52,19 @@ impl GenSpec {
             layout: Layout::None,
         }
     }
+
+    /// A `width`×`height` puzzle with `colours` in all, `border` of them on
+    /// the frame, and no hints: the small test puzzles' usual shape.
+    pub fn sized(width: usize, height: usize, colours: u8, border: u8, seed: u64) -> Self {
+        GenSpec {
+            width,
+            height,
+            colours: Some(colours),
+            border_colours: Some(border),
+            seed,
+            layout: Layout::None,
+        }
+    }
 }
 
 /// A generated puzzle with its known solution.

@@ -25,16 +25,9 @@ fn reduced(engine: Engine, puzzle: &Puzzle, r: &Reduction) -> u64 {
 }
 
 fn gen(w: usize, h: usize, colours: u8, border: u8, seed: u64) -> Puzzle {
-    generate(&GenSpec {
-        width: w,
-        height: h,
-        colours: Some(colours),
-        border_colours: Some(border),
-        seed,
-        layout: Layout::None,
-    })
-    .unwrap()
-    .puzzle
+    generate(&GenSpec::sized(w, h, colours, border, seed))
+        .unwrap()
+        .puzzle
 }
 
 /// Whether some piece has a twin, or equals one of its own turns.

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use super::candidate::class_of;
 use super::plan::{Plan, Purpose};
-use super::walk::SearchState;
+use super::state::SearchState;
 use super::Backtracker;
 use crate::error::Result;
 use crate::model::{Board, Puzzle};

@@ -10,7 +10,7 @@
 
 use super::candidate::class_of;
 use super::plan::Plan;
-use super::walk::{Counters, Run, SearchState};
+use super::state::{Counters, Run, SearchState};
 use crate::error::{Error, Result};
 use crate::search::Checkpoint;
 

@@ -15,6 +15,9 @@
 //! - `masks` lets the walk visit only pieces in stock: when a set has at
 //!   most 64 piece classes, the classes left are one word and every run is
 //!   the word of its classes, so a cell's choices are one AND.
+//! - `state` is the mutable half of a search (board, stock, per-level
+//!   positions, counters), which the walk drives and checkpoints, splits
+//!   and polls read.
 //! - `walk` is the explicit-stack depth-first loop shared by counting,
 //!   first-solution and prefix enumeration; `poll` is how it hears its
 //!   driver, `checkpoint` how its position is saved and laid back, and
@@ -48,6 +51,7 @@ mod plan;
 mod poll;
 mod probe;
 mod split;
+mod state;
 mod tables;
 mod walk;
 
@@ -62,7 +66,8 @@ use crate::search::{Checkpoint, Prefix, RunEnd};
 pub use crate::search::{CountReport, FirstReport, Limits};
 use plan::{Plan, Purpose};
 use poll::Driver;
-use walk::{Count, Counters, Entry, SearchState, Visitor};
+use state::{Counters, SearchState};
+use walk::{Count, Entry, Visitor};
 
 /// A backtracker for one subtask: a puzzle, a fill order and a prefix.
 #[derive(Debug, Clone)]

@@ -10,7 +10,7 @@
 use super::checkpoint::checkpoint;
 use super::plan::Plan;
 use super::split::split;
-use super::walk::{Counters, SearchState};
+use super::state::{Counters, SearchState};
 use super::Limits;
 use crate::model::Puzzle;
 use crate::search::{Checkpoint, RunEnd, POLL_INTERVAL};

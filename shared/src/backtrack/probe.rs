@@ -10,7 +10,7 @@
 
 use super::candidate::{class_of, Candidate};
 use super::plan::Plan;
-use super::walk::SearchState;
+use super::state::SearchState;
 use crate::estimate::ProbeTree;
 
 /// A cursor on one node of the tree: levels `0..level` placed.

@@ -7,7 +7,7 @@
 
 use super::candidate::{class_of, Candidate};
 use super::plan::Plan;
-use super::walk::SearchState;
+use super::state::SearchState;
 use crate::model::Puzzle;
 use crate::search::Prefix;
 

@@ -17,72 +17,12 @@
 //! level `top` and its subtree is untouched", which is exactly what a
 //! checkpoint records and what [`Entry::Placed`] resumes.
 
-use super::candidate::{class_of, Candidate};
+use super::candidate::class_of;
 use super::masks::{self, free_classes, RunMasks};
 use super::plan::Plan;
 use super::poll::Driver;
+use super::state::{Counters, Frame, Run, SearchState};
 use crate::search::{Checkpoint, RunEnd};
-
-/// The mutable half of a search.
-#[derive(Debug, Clone)]
-pub(crate) struct SearchState {
-    /// One word per cell (0 = empty), plus the always-empty dummy cell.
-    pub board: Vec<Candidate>,
-    /// Pieces left per class.
-    pub stock: Vec<u16>,
-    /// Per level: the rest of its candidate run.
-    pub runs: Vec<Run>,
-    /// Per level: its untried siblings were given away by a split.
-    pub given_away: Vec<bool>,
-    /// Per level, the masked walk's frame (see `masks`).
-    pub frames: Vec<Frame>,
-}
-
-/// A level of the masked walk: its run (first candidate, classes) and the
-/// classes of the run it has not tried yet, among those free when its turn came.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Frame {
-    pub rest: u64,
-    pub classes: u64,
-    /// The run's classes listed twice (two turns).
-    pub twice: u64,
-    pub start: u32,
-    /// 1 when the lowest class of `rest` has had its first turn tried.
-    pub second: u32,
-}
-
-impl SearchState {
-    pub(crate) fn new(plan: &Plan) -> Self {
-        let levels = plan.levels.len();
-        SearchState {
-            board: plan.pinned_board.clone(),
-            stock: plan.stock.clone(),
-            runs: vec![Run { next: 0, end: 0 }; levels],
-            given_away: vec![false; levels],
-            frames: vec![Frame::default(); levels],
-        }
-    }
-
-    pub(crate) fn reset(&mut self, plan: &Plan) {
-        self.board.copy_from_slice(&plan.pinned_board);
-        self.stock.copy_from_slice(&plan.stock);
-        self.given_away.iter_mut().for_each(|g| *g = false);
-    }
-}
-
-/// The untried rest of a level's candidate run: `next..end`.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Run {
-    pub next: u32,
-    pub end: u32,
-}
-
-/// Nodes and solutions counted so far (including those of a resumed checkpoint).
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Counters {
-    pub nodes: u64,
-    pub solutions: u64,
-}
 
 /// What happens when the walk places its last level. A visitor reads the
 /// board, never the stock (the masked walk may hold it in a register).
@@ -635,22 +575,14 @@ mod tests {
     //! counts, same nodes, same checkpoints, and each resumes the other's.
     use super::super::Backtracker;
     use crate::generator::{generate, GenSpec};
-    use crate::layouts::Layout;
     use crate::model::Puzzle;
     use crate::order::FillOrder;
     use crate::search::{Limits, Prefix};
 
     fn gen(w: usize, h: usize, colours: u8, border: u8, seed: u64) -> Puzzle {
-        generate(&GenSpec {
-            width: w,
-            height: h,
-            colours: Some(colours),
-            border_colours: Some(border),
-            seed,
-            layout: Layout::None,
-        })
-        .unwrap()
-        .puzzle
+        generate(&GenSpec::sized(w, h, colours, border, seed))
+            .unwrap()
+            .puzzle
     }
 
     /// A backtracker for each walk: masked (asserted to have masks) and not.

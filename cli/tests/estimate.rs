@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+use e2_shared::order::FillOrder;
 use serde_json::Value;
 
 fn e2(args: &[&str]) -> Output {
@@ -111,7 +112,7 @@ fn the_estimate_lists_every_order_names_the_counts_and_repeats_with_its_seed() {
     assert_eq!(a["order"], a["count_order"]);
     assert_eq!(a["symmetry"], count["symmetry"]);
     let orders = a["orders"].as_array().unwrap();
-    assert_eq!(orders.len(), 8, "{a}");
+    assert_eq!(orders.len(), FillOrder::ALL.len(), "{a}");
     let used: Vec<&Value> = orders.iter().filter(|o| o["count_uses"] == true).collect();
     assert_eq!(used.len(), 1);
     assert_eq!(used[0]["order"], a["count_order"]);

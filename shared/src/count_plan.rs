@@ -81,13 +81,13 @@ pub fn choose_tree(
     } else {
         Reduction::none("not asked for (--no-symmetry)")
     };
-    let parts = reduction.parts(puzzle);
     let (order, chosen) = match order {
         Some(o) => (o, false),
         None if engine.capabilities().fill_orders => {
             let best = FillOrder::ALL
                 .iter()
                 .filter_map(|&o| {
+                    let parts = reduction.along(puzzle, o).parts(puzzle);
                     estimate_parts(engine, &parts, o, CHOOSING_PROBES, 1).map(|n| (o, n))
                 })
                 .min_by(|a, b| a.1.total_cmp(&b.1))
@@ -96,6 +96,8 @@ pub fn choose_tree(
         }
         None => (crate::engine::COUNT_ORDER, false),
     };
+    let reduction = reduction.along(puzzle, order);
+    let parts = reduction.parts(puzzle);
     (reduction, parts, order, chosen)
 }
 

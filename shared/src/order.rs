@@ -37,11 +37,14 @@ pub enum FillOrder {
     /// Shortest paths from the top-left corner to each hint in turn, nearest
     /// first, then the rest row by row (the study's worst performer).
     ConnectHintsFirst,
+    /// Column by column from the top-left corner, each column top to
+    /// bottom: the scan of the turned board, shorter rows on a wide one.
+    ColumnMajor,
 }
 
 impl FillOrder {
     /// Every order, in the order docs/engines.md lists them.
-    pub const ALL: [FillOrder; 8] = [
+    pub const ALL: [FillOrder; 9] = [
         FillOrder::RowMajor,
         FillOrder::RowMajorBottomUp,
         FillOrder::SpiralIn,
@@ -50,6 +53,7 @@ impl FillOrder {
         FillOrder::VerhaardComb,
         FillOrder::HintRowsFirst,
         FillOrder::ConnectHintsFirst,
+        FillOrder::ColumnMajor,
     ];
 
     /// The name used on the command line and in job records.
@@ -63,6 +67,7 @@ impl FillOrder {
             FillOrder::VerhaardComb => "verhaard-comb",
             FillOrder::HintRowsFirst => "hint-rows-first",
             FillOrder::ConnectHintsFirst => "connect-hints-first",
+            FillOrder::ColumnMajor => "column-major",
         }
     }
 
@@ -85,6 +90,9 @@ impl FillOrder {
             FillOrder::VerhaardComb => verhaard_comb(width, height, comb_rows(height)),
             FillOrder::HintRowsFirst => hint_rows_first(width, height, hint_positions),
             FillOrder::ConnectHintsFirst => connect_hints_first(width, height, hint_positions),
+            FillOrder::ColumnMajor => (0..width)
+                .flat_map(|col| (0..height).map(move |row| row * width + col))
+                .collect(),
         }
     }
 }

@@ -17,7 +17,9 @@
 //! - a rectangle (or a square whose clues survive only a half turn) has the
 //!   half-turn symmetry only: corners top-left and bottom-right swap, and
 //!   so do top-right and bottom-left. So `c` pinned top-left, plus `c`
-//!   pinned top-right, counted as two parts, is exactly half of the boards;
+//!   pinned top-right (or, equally, bottom-left: [`Reduction::along`]
+//!   takes whichever corner the fill order meets first), counted as two
+//!   parts, is exactly half of the boards;
 //! - with no unique corner piece (every corner piece has a twin, as in the
 //!   official clue puzzles), or clues that no turn maps onto themselves,
 //!   nothing is assumed and the whole tree is counted.
@@ -30,7 +32,8 @@
 
 use std::collections::HashMap;
 
-use crate::model::{canonical_form, rotate, Hint, Puzzle, LEFT, RIGHT, UP};
+use crate::model::{canonical_form, rotate, Hint, Puzzle, DOWN, LEFT, RIGHT, UP};
+use crate::order::FillOrder;
 
 /// How a count's tree is reduced by board rotation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,6 +71,43 @@ impl Reduction {
                 part
             })
             .collect()
+    }
+
+    /// The same reduction with its second pin where `order` meets it
+    /// first. A half turn swaps top-left with bottom-right and top-right
+    /// with bottom-left, so the second part may pin the corner piece in the
+    /// top-right or, equally exactly, in the bottom-left corner; an order
+    /// that reaches the bottom-left corner sooner (a column scan) prunes
+    /// the second part from its first column instead of its last. Other
+    /// reductions are returned as they are.
+    pub fn along(&self, puzzle: &Puzzle, order: FillOrder) -> Reduction {
+        let (w, h) = (puzzle.width, puzzle.height);
+        let [first, second] = self.pins[..] else {
+            return self.clone();
+        };
+        let (top_right, bottom_left) = (w - 1, w * h - w);
+        let cells = order.cells(w, h, &[]);
+        let met = |pos| cells.iter().position(|&c| c == pos);
+        let (pos, sides, from, to) = if met(bottom_left) < met(top_right) {
+            (bottom_left, [DOWN, LEFT], "top-right", "bottom-left")
+        } else {
+            (top_right, [UP, RIGHT], "bottom-left", "top-right")
+        };
+        if second.pos == pos {
+            return self.clone();
+        }
+        let Some(rot) = seat(puzzle.pieces[second.piece], sides) else {
+            return self.clone();
+        };
+        let piece = second.piece;
+        Reduction {
+            pins: vec![first, Hint { pos, piece, rot }],
+            factor: self.factor,
+            note: self.note.replace(
+                &format!("then the {from} corner"),
+                &format!("then the {to} corner"),
+            ),
+        }
     }
 }
 

@@ -83,15 +83,16 @@ pub fn run(args: EstimateArgs) -> Result<()> {
         seed: args.seed,
     };
     // The tree `e2 count` would walk: the same reduction and order choice.
-    let (reduction, parts, count_order, _) =
-        choose_tree(&puzzle, args.engine, !args.no_symmetry, None);
+    let (reduction, _, count_order, _) = choose_tree(&puzzle, args.engine, !args.no_symmetry, None);
     let order = args.order.unwrap_or(count_order);
+    // The second pin of a half turn sits where the estimated order meets it first.
+    let reduction = reduction.along(&puzzle, order);
     let prefix = Prefix::new();
     let subtree = Subtree::new(&puzzle, &prefix).with_order(order);
     // Every part's estimate, summed (their spreads add as variances).
     let of_parts = |o: FillOrder| -> Result<Estimate> {
         let mut total: Option<Estimate> = None;
-        for part in &parts {
+        for part in &reduction.along(&puzzle, o).parts(&puzzle) {
             let e = args
                 .engine
                 .estimate(&Subtree::new(part, &prefix).with_order(o), &config)

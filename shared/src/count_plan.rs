@@ -23,7 +23,7 @@ use crate::estimate::Probes;
 use crate::model::Puzzle;
 use crate::order::FillOrder;
 use crate::search::Prefix;
-use crate::symmetry::{reduce, Reduction};
+use crate::symmetry::{reductions, Reduction};
 
 /// A tree estimated below this many nodes is counted as one task.
 pub const ONE_TASK_NODES: f64 = 4e6;
@@ -35,6 +35,10 @@ pub const MIN_TASKS: usize = 64;
 /// Probes per order when choosing one, and for the chosen tree's size.
 const CHOOSING_PROBES: u64 = 2_000;
 const SIZING_PROBES: u64 = 10_000;
+/// Estimated nodes above which every marker piece of the rotation
+/// reduction is estimated, not only the first (about ten seconds of one
+/// thread: the extra estimates cost well under a second).
+pub const TRY_EVERY_MARKER: f64 = 5e8;
 
 /// What the caller asks for.
 #[derive(Debug, Clone, Copy)]
@@ -70,33 +74,57 @@ pub struct CountPlan {
 
 /// The tree a count walks: the reduction (as asked), its parts, and the
 /// fill order (as asked, or the smallest estimated tree: chosen `true`).
+///
+/// With the reduction asked for, the marker piece is chosen too: every
+/// unique corner piece gives an exact reduction and its own tree, so when
+/// the first one's tree is large ([`TRY_EVERY_MARKER`]) each is estimated
+/// under each order (pinned where that order meets it first) and the
+/// smallest tree wins. Small counts keep the first marker and spend no
+/// time on estimates that could not pay for themselves.
 pub fn choose_tree(
     puzzle: &Puzzle,
     engine: Engine,
     symmetry: bool,
     order: Option<FillOrder>,
 ) -> (Reduction, Vec<Puzzle>, FillOrder, bool) {
-    let reduction = if symmetry {
-        reduce(puzzle)
+    let markers = if symmetry {
+        reductions(puzzle).unwrap_or_else(|none| vec![none])
     } else {
-        Reduction::none("not asked for (--no-symmetry)")
+        vec![Reduction::none("not asked for (--no-symmetry)")]
     };
-    let (order, chosen) = match order {
-        Some(o) => (o, false),
-        None if engine.capabilities().fill_orders => {
-            let best = FillOrder::ALL
-                .iter()
-                .filter_map(|&o| {
-                    let parts = reduction.along(puzzle, o).parts(puzzle);
-                    estimate_parts(engine, &parts, o, CHOOSING_PROBES, 1).map(|n| (o, n))
-                })
-                .min_by(|a, b| a.1.total_cmp(&b.1))
-                .map_or(crate::engine::COUNT_ORDER, |(o, _)| o);
-            (best, true)
+    let orders: Vec<FillOrder> = match order {
+        Some(o) => vec![o],
+        None if engine.capabilities().fill_orders => FillOrder::ALL.to_vec(),
+        None => vec![crate::engine::COUNT_ORDER],
+    };
+    let chosen = order.is_none() && engine.capabilities().fill_orders;
+    // The smallest estimated tree over `orders` for one marker.
+    let best_of = |marker: &Reduction| -> Option<(FillOrder, f64)> {
+        orders
+            .iter()
+            .filter_map(|&o| {
+                let parts = marker.along(puzzle, o).parts(puzzle);
+                estimate_parts(engine, &parts, o, CHOOSING_PROBES, 1).map(|n| (o, n))
+            })
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    };
+    let mut pick = (0usize, orders[0], f64::INFINITY);
+    if orders.len() > 1 || markers.len() > 1 {
+        if let Some((o, n)) = best_of(&markers[0]) {
+            pick = (0, o, n);
+            if n >= TRY_EVERY_MARKER {
+                for (i, marker) in markers.iter().enumerate().skip(1) {
+                    if let Some((o, n)) = best_of(marker) {
+                        if n < pick.2 {
+                            pick = (i, o, n);
+                        }
+                    }
+                }
+            }
         }
-        None => (crate::engine::COUNT_ORDER, false),
-    };
-    let reduction = reduction.along(puzzle, order);
+    }
+    let (marker, order) = (pick.0, pick.1);
+    let reduction = markers[marker].along(puzzle, order);
     let parts = reduction.parts(puzzle);
     (reduction, parts, order, chosen)
 }
@@ -180,6 +208,49 @@ mod tests {
     use super::*;
     use crate::generator::{generate, GenSpec};
     use crate::search::Limits;
+
+    /// A large tree: every marker piece is estimated under every order,
+    /// and the one chosen is pinned where its order meets the board first;
+    /// a small tree keeps the first marker.
+    #[test]
+    fn the_marker_and_its_corner_follow_the_smallest_estimate() {
+        for seed in 1..=3 {
+            let puzzle = generate(&GenSpec::sized(7, 7, 7, 3, seed)).unwrap().puzzle;
+            let markers = reductions(&puzzle).unwrap();
+            assert!(markers.len() >= 2, "seed {seed}: {} markers", markers.len());
+            let (reduction, parts, order, chosen) =
+                choose_tree(&puzzle, Engine::Backtrack, true, None);
+            assert!(chosen);
+            let cells = order.cells(7, 7, &[]);
+            let first_corner = *cells
+                .iter()
+                .find(|&&c| [0, 6, 42, 48].contains(&c))
+                .unwrap();
+            assert_eq!(reduction.pins[0].pos, first_corner, "{}", reduction.note);
+            assert_eq!(parts.len(), 1);
+            let estimate = |r: &Reduction, o: FillOrder| {
+                let parts = r.along(&puzzle, o).parts(&puzzle);
+                estimate_parts(Engine::Backtrack, &parts, o, CHOOSING_PROBES, 1).unwrap()
+            };
+            let picked = estimate(&reduction, order);
+            assert!(
+                picked >= TRY_EVERY_MARKER,
+                "seed {seed}: a tree too small to test"
+            );
+            for marker in &markers {
+                for o in FillOrder::ALL {
+                    assert!(picked <= estimate(marker, o), "{} {o}", marker.note);
+                }
+            }
+        }
+        // A small tree: the first marker, no further estimates.
+        let small = generate(&GenSpec::sized(4, 4, 5, 2, 3)).unwrap().puzzle;
+        let (reduction, _, _, _) = choose_tree(&small, Engine::Backtrack, true, None);
+        assert_eq!(
+            reduction.pins[0].piece,
+            reductions(&small).unwrap()[0].pins[0].piece
+        );
+    }
 
     /// Cut into many tasks, a count's nodes (its tasks' plus the cut's)
     /// are the uncut tree's, on both engines, and so are its boards.

@@ -17,12 +17,18 @@
 //! - a rectangle (or a square whose clues survive only a half turn) has the
 //!   half-turn symmetry only: corners top-left and bottom-right swap, and
 //!   so do top-right and bottom-left. So `c` pinned top-left, plus `c`
-//!   pinned top-right (or, equally, bottom-left: [`Reduction::along`]
-//!   takes whichever corner the fill order meets first), counted as two
-//!   parts, is exactly half of the boards;
+//!   pinned top-right, counted as two parts, is exactly half of the boards;
 //! - with no unique corner piece (every corner piece has a twin, as in the
 //!   official clue puzzles), or clues that no turn maps onto themselves,
 //!   nothing is assumed and the whole tree is counted.
+//!
+//! Any corner serves as well as the top-left, and any unique corner piece
+//! as well as another: the count is the same, the tree is not. A pin the
+//! fill order reaches first prunes from the first level
+//! ([`Reduction::along`] moves the pins there), and which piece is pinned
+//! changes the tree by up to 3× on Brendan's 7×7s (Knuth probes), so
+//! [`reductions`] lists one reduction per unique corner piece and the count
+//! planner estimates each.
 //!
 //! A reduction is a list of *parts*, each the puzzle plus one pinned cell,
 //! and a factor: the count is `factor × Σ parts`. Every engine counts a
@@ -73,42 +79,104 @@ impl Reduction {
             .collect()
     }
 
-    /// The same reduction with its second pin where `order` meets it
-    /// first. A half turn swaps top-left with bottom-right and top-right
-    /// with bottom-left, so the second part may pin the corner piece in the
-    /// top-right or, equally exactly, in the bottom-left corner; an order
-    /// that reaches the bottom-left corner sooner (a column scan) prunes
-    /// the second part from its first column instead of its last. Other
-    /// reductions are returned as they are.
+    /// The same reduction with its pins where `order` meets them first.
+    ///
+    /// Any corner will do for the marker, since the turns carry every
+    /// board with `c` in one corner onto a board with `c` in any other: a
+    /// quarter-turn reduction may pin `c` in any one corner, and a
+    /// half-turn reduction in any two corners that the half turn does not
+    /// swap (two neighbouring corners). What the choice changes is the
+    /// tree: a pin that the order reaches first prunes from the first
+    /// level, one it reaches last only at the end. So the first pin goes
+    /// to the corner the order meets first and, for a half turn, the
+    /// second to the neighbouring corner it meets first. A reduction
+    /// without pins is returned as it is.
     pub fn along(&self, puzzle: &Puzzle, order: FillOrder) -> Reduction {
+        let Some(first) = self.pins.first() else {
+            return self.clone();
+        };
         let (w, h) = (puzzle.width, puzzle.height);
-        let [first, second] = self.pins[..] else {
-            return self.clone();
-        };
-        let (top_right, bottom_left) = (w - 1, w * h - w);
         let cells = order.cells(w, h, &[]);
-        let met = |pos| cells.iter().position(|&c| c == pos);
-        let (pos, sides, from, to) = if met(bottom_left) < met(top_right) {
-            (bottom_left, [DOWN, LEFT], "top-right", "bottom-left")
+        let met = |corner: usize| cells.iter().position(|&c| c == CORNERS[corner].pos(w, h));
+        let x = (0..4).min_by_key(|&k| met(k)).expect("four corners");
+        let corners = if self.factor == 4 {
+            vec![x]
         } else {
-            (top_right, [UP, RIGHT], "bottom-left", "top-right")
+            // The two neighbours of x (the opposite corner is its half turn).
+            let y = [(x + 1) % 4, (x + 3) % 4]
+                .into_iter()
+                .min_by_key(|&k| met(k))
+                .expect("two neighbours");
+            vec![x, y]
         };
-        if second.pos == pos {
-            return self.clone();
-        }
-        let Some(rot) = seat(puzzle.pieces[second.piece], sides) else {
-            return self.clone();
-        };
-        let piece = second.piece;
-        Reduction {
-            pins: vec![first, Hint { pos, piece, rot }],
-            factor: self.factor,
-            note: self.note.replace(
-                &format!("then the {from} corner"),
-                &format!("then the {to} corner"),
-            ),
+        pinned(puzzle, first.piece, self.factor, &corners).unwrap_or_else(|| self.clone())
+    }
+}
+
+/// A corner of the board: where it is and the sides a piece seated there
+/// shows grey on.
+struct Corner {
+    name: &'static str,
+    sides: [usize; 2],
+}
+
+/// Clockwise from the top-left, so `k ± 1` are a corner's neighbours.
+const CORNERS: [Corner; 4] = [
+    Corner {
+        name: "top-left",
+        sides: [UP, LEFT],
+    },
+    Corner {
+        name: "top-right",
+        sides: [UP, RIGHT],
+    },
+    Corner {
+        name: "bottom-right",
+        sides: [DOWN, RIGHT],
+    },
+    Corner {
+        name: "bottom-left",
+        sides: [DOWN, LEFT],
+    },
+];
+
+impl Corner {
+    fn pos(&self, w: usize, h: usize) -> usize {
+        match self.name {
+            "top-left" => 0,
+            "top-right" => w - 1,
+            "bottom-right" => w * h - 1,
+            _ => w * h - w,
         }
     }
+}
+
+/// The reduction pinning corner piece `piece` in `corners` (indexes of
+/// [`CORNERS`]; one for quarter turns, two neighbours for half turns), or
+/// `None` if the piece is not a corner piece.
+fn pinned(puzzle: &Puzzle, piece: usize, factor: u64, corners: &[usize]) -> Option<Reduction> {
+    let (w, h) = (puzzle.width, puzzle.height);
+    let mut pins = Vec::with_capacity(corners.len());
+    for &k in corners {
+        let corner = &CORNERS[k];
+        let rot = seat(puzzle.pieces[piece], corner.sides)?;
+        pins.push(Hint {
+            pos: corner.pos(w, h),
+            piece,
+            rot,
+        });
+    }
+    let names: Vec<&str> = corners.iter().map(|&k| CORNERS[k].name).collect();
+    let note = match names[..] {
+        [one] => format!(
+            "quarter turns: corner piece {piece} fixed in the {one} corner, count ×{factor}"
+        ),
+        [one, two] => format!(
+            "half turns: corner piece {piece} fixed in the {one}, then the {two} corner, count ×{factor}"
+        ),
+        _ => return None,
+    };
+    Some(Reduction { pins, factor, note })
 }
 
 /// The cell a clockwise quarter turn of an `n`×`n` board moves `pos` to.
@@ -144,51 +212,55 @@ fn seat(edges: [u8; 4], sides: [usize; 2]) -> Option<u8> {
     })
 }
 
-/// The exact rotation reduction of `puzzle`'s count (see the module doc).
+/// The exact rotation reduction of `puzzle`'s count (see the module doc),
+/// with the first unique corner piece pinned top-left (and top-right).
 pub fn reduce(puzzle: &Puzzle) -> Reduction {
+    match reductions(puzzle) {
+        Ok(mut all) => all.swap_remove(0),
+        Err(none) => none,
+    }
+}
+
+/// Every exact rotation reduction of `puzzle`'s count: one per unique
+/// corner piece (no clue holds it), pinned top-left (and top-right), in
+/// piece order; or, when there is none, the reason as the whole tree's
+/// [`Reduction::none`]. The marker changes the tree's size (the count
+/// planner estimates each), never the count.
+pub fn reductions(puzzle: &Puzzle) -> std::result::Result<Vec<Reduction>, Reduction> {
     let (w, h) = (puzzle.width, puzzle.height);
     if w < 2 || h < 2 {
-        return Reduction::none("a board one cell wide has no corners to pin");
+        return Err(Reduction::none(
+            "a board one cell wide has no corners to pin",
+        ));
     }
     let corners = [0, w - 1, w * h - w, w * h - 1];
     if puzzle.hints.iter().any(|h| corners.contains(&h.pos)) {
-        return Reduction::none("a clue sits in a corner");
+        return Err(Reduction::none("a clue sits in a corner"));
     }
     let quarter_turns = w == h && clues_survive(puzzle, 1, |p| quarter(w, p));
     if !quarter_turns && !clues_survive(puzzle, 2, |p| half(w, h, p)) {
-        return Reduction::none("no turn of the board maps its clues onto themselves");
+        return Err(Reduction::none(
+            "no turn of the board maps its clues onto themselves",
+        ));
     }
     let mut copies: HashMap<[u8; 4], usize> = HashMap::new();
     for &p in &puzzle.pieces {
         *copies.entry(canonical_form(p)).or_default() += 1;
     }
     let clued: Vec<usize> = puzzle.hints.iter().map(|h| h.piece).collect();
-    let unique_corner = puzzle.pieces.iter().enumerate().find_map(|(i, &p)| {
-        let top_left = seat(p, [UP, LEFT])?;
-        let top_right = seat(p, [UP, RIGHT])?;
-        (copies[&canonical_form(p)] == 1 && !clued.contains(&i)).then_some((i, top_left, top_right))
-    });
-    let Some((piece, top_left, top_right)) = unique_corner else {
-        return Reduction::none("every corner piece has a twin");
-    };
-    let pin = |pos, rot| Hint { pos, piece, rot };
-    if quarter_turns {
-        Reduction {
-            pins: vec![pin(0, top_left)],
-            factor: 4,
-            note: format!(
-                "quarter turns: corner piece {piece} fixed in the top-left corner, count ×4"
-            ),
-        }
+    let (factor, at): (u64, &[usize]) = if quarter_turns {
+        (4, &[0])
     } else {
-        Reduction {
-            pins: vec![pin(0, top_left), pin(w - 1, top_right)],
-            factor: 2,
-            note: format!(
-                "half turns: corner piece {piece} fixed in the top-left, then the top-right corner, count ×2"
-            ),
-        }
+        (2, &[0, 1])
+    };
+    let all: Vec<Reduction> = (0..puzzle.pieces.len())
+        .filter(|&i| copies[&canonical_form(puzzle.pieces[i])] == 1 && !clued.contains(&i))
+        .filter_map(|i| pinned(puzzle, i, factor, at))
+        .collect();
+    if all.is_empty() {
+        return Err(Reduction::none("every corner piece has a twin"));
     }
+    Ok(all)
 }
 
 /// How many labelled boards each distinct board stands for, in the

@@ -6,7 +6,7 @@ use e2_shared::engine::{Engine, Limits, Subtree};
 use e2_shared::generator::{generate, GenSpec};
 use e2_shared::layouts::Layout;
 use e2_shared::order::FillOrder;
-use e2_shared::symmetry::{reduce, Reduction};
+use e2_shared::symmetry::{reduce, reductions, Reduction};
 use e2_shared::Puzzle;
 
 fn count(engine: Engine, puzzle: &Puzzle) -> u64 {
@@ -43,6 +43,7 @@ fn has_twins_or_symmetric(p: &Puzzle) -> bool {
 #[test]
 fn reduced_counts_equal_whole_counts_on_generated_puzzles() {
     let mut kinds = (0, 0, 0, 0); // (quarter, half, none, with twins)
+    let (mut markers, mut moved_off_top_left) = (0, 0);
     for (w, h, colours, border) in [
         (4, 4, 4, 2),
         (4, 4, 6, 2),
@@ -73,6 +74,23 @@ fn reduced_counts_equal_whole_counts_on_generated_puzzles() {
                 assert_eq!(reduced(Engine::Backtrack, &p, &turned), whole);
                 assert_eq!(turned.along(&p, FillOrder::RowMajor), r);
             }
+            // Every unique corner piece is a marker, pinned in whichever
+            // corner an order meets first: each gives the same count.
+            if w * h <= 20 {
+                for marker in reductions(&p).unwrap_or_default() {
+                    for order in [FillOrder::RowMajorBottomUp, FillOrder::SpiralOut] {
+                        let moved = marker.along(&p, order);
+                        assert_eq!(
+                            reduced(Engine::Backtrack, &p, &moved),
+                            whole,
+                            "{w}x{h} seed {seed}: {}",
+                            moved.note
+                        );
+                        markers += 1;
+                        moved_off_top_left += usize::from(moved.pins[0].pos != 0);
+                    }
+                }
+            }
             match r.factor {
                 4 => kinds.0 += 1,
                 2 => kinds.1 += 1,
@@ -90,6 +108,10 @@ fn reduced_counts_equal_whole_counts_on_generated_puzzles() {
     }
     // The cases above cover every branch of the reduction.
     assert!(kinds.0 > 0 && kinds.1 > 0 && kinds.3 > 0, "{kinds:?}");
+    assert!(
+        markers >= 40 && moved_off_top_left >= 20,
+        "{markers} {moved_off_top_left}"
+    );
 }
 
 #[test]

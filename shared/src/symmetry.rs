@@ -97,7 +97,7 @@ impl Reduction {
         };
         let (w, h) = (puzzle.width, puzzle.height);
         let cells = order.cells(w, h, &[]);
-        let met = |corner: usize| cells.iter().position(|&c| c == CORNERS[corner].pos(w, h));
+        let met = |corner: usize| cells.iter().position(|&c| c == (CORNERS[corner].pos)(w, h));
         let x = (0..4).min_by_key(|&k| met(k)).expect("four corners");
         let corners = if self.factor == 4 {
             vec![x]
@@ -113,10 +113,11 @@ impl Reduction {
     }
 }
 
-/// A corner of the board: where it is and the sides a piece seated there
-/// shows grey on.
+/// A corner of the board: its name, its cell on a `w`×`h` board, and the
+/// sides a piece seated there shows grey on.
 struct Corner {
     name: &'static str,
+    pos: fn(usize, usize) -> usize,
     sides: [usize; 2],
 }
 
@@ -124,32 +125,25 @@ struct Corner {
 const CORNERS: [Corner; 4] = [
     Corner {
         name: "top-left",
+        pos: |_, _| 0,
         sides: [UP, LEFT],
     },
     Corner {
         name: "top-right",
+        pos: |w, _| w - 1,
         sides: [UP, RIGHT],
     },
     Corner {
         name: "bottom-right",
+        pos: |w, h| w * h - 1,
         sides: [DOWN, RIGHT],
     },
     Corner {
         name: "bottom-left",
+        pos: |w, h| w * h - w,
         sides: [DOWN, LEFT],
     },
 ];
-
-impl Corner {
-    fn pos(&self, w: usize, h: usize) -> usize {
-        match self.name {
-            "top-left" => 0,
-            "top-right" => w - 1,
-            "bottom-right" => w * h - 1,
-            _ => w * h - w,
-        }
-    }
-}
 
 /// The reduction pinning corner piece `piece` in `corners` (indexes of
 /// [`CORNERS`]; one for quarter turns, two neighbours for half turns), or
@@ -161,7 +155,7 @@ fn pinned(puzzle: &Puzzle, piece: usize, factor: u64, corners: &[usize]) -> Opti
         let corner = &CORNERS[k];
         let rot = seat(puzzle.pieces[piece], corner.sides)?;
         pins.push(Hint {
-            pos: corner.pos(w, h),
+            pos: (corner.pos)(w, h),
             piece,
             rot,
         });

@@ -56,9 +56,11 @@ pub struct CountArgs {
     pub order: Option<FillOrder>,
     /// Count the whole tree. By default, when a board rotation makes it
     /// exact (a square without clues, or clues a turn keeps, and a corner
-    /// piece without a twin), one corner piece is pinned to the top-left
-    /// corner and the count multiplied by 4 (a half turn: two parts, ×2);
-    /// the output's "symmetry" says which was used.
+    /// piece without a twin), one corner piece is pinned in the corner the
+    /// fill order reaches first and the count multiplied by 4 (a half turn:
+    /// two parts, two neighbouring corners, ×2); on a large tree every
+    /// such corner piece is estimated and the smallest tree is walked. The
+    /// output's "symmetry" says which piece, corner and factor were used.
     #[arg(long)]
     pub no_symmetry: bool,
 }

@@ -108,22 +108,19 @@ pub fn choose_tree(
             })
             .min_by(|a, b| a.1.total_cmp(&b.1))
     };
-    let mut pick = (0usize, orders[0], f64::INFINITY);
+    // Markers in turn, the first always, the others only for a large tree;
+    // with one order and one marker there is nothing to choose.
+    let (mut marker, mut order, mut smallest) = (0, orders[0], f64::INFINITY);
     if orders.len() > 1 || markers.len() > 1 {
-        if let Some((o, n)) = best_of(&markers[0]) {
-            pick = (0, o, n);
-            if n >= TRY_EVERY_MARKER {
-                for (i, marker) in markers.iter().enumerate().skip(1) {
-                    if let Some((o, n)) = best_of(marker) {
-                        if n < pick.2 {
-                            pick = (i, o, n);
-                        }
-                    }
-                }
+        for (i, m) in markers.iter().enumerate() {
+            if i > 0 && smallest < TRY_EVERY_MARKER {
+                break;
+            }
+            if let Some((o, n)) = best_of(m).filter(|&(_, n)| n < smallest) {
+                (marker, order, smallest) = (i, o, n);
             }
         }
     }
-    let (marker, order) = (pick.0, pick.1);
     let reduction = markers[marker].along(puzzle, order);
     let parts = reduction.parts(puzzle);
     (reduction, parts, order, chosen)

@@ -317,6 +317,7 @@ mod tests {
             FillOrder::RowMajorBottomUp.cells(2, 3, &[]),
             [4, 5, 2, 3, 0, 1]
         );
+        assert_eq!(FillOrder::ColumnMajor.cells(3, 2, &[]), [0, 3, 1, 4, 2, 5]);
         // 4 rows: R = round(2.5) = 3 rows scanned, then one row by column.
         assert_eq!(
             FillOrder::VerhaardComb.cells(3, 4, &[]),

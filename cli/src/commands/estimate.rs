@@ -85,7 +85,7 @@ pub fn run(args: EstimateArgs) -> Result<()> {
     // The tree `e2 count` would walk: the same reduction and order choice.
     let (reduction, _, count_order, _) = choose_tree(&puzzle, args.engine, !args.no_symmetry, None);
     let order = args.order.unwrap_or(count_order);
-    // The second pin of a half turn sits where the estimated order meets it first.
+    // The pins sit where the estimated order meets the corners first.
     let reduction = reduction.along(&puzzle, order);
     let prefix = Prefix::new();
     let subtree = Subtree::new(&puzzle, &prefix).with_order(order);

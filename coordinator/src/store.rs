@@ -79,11 +79,27 @@ struct Witness {
 
 /// Runs `f`, turning a panic inside sled into an error (with the panic
 /// message, and without the default hook printing it as a crash).
+///
+/// The panic hook is process-wide, so swapping it around `f` would also
+/// silence any other thread that panicked meanwhile (in the test harness,
+/// another test's failure would lose its message). Instead one hook,
+/// installed once, stays quiet only for the thread that is inside `f`.
 fn without_panics<T>(f: impl FnOnce() -> T) -> Result<T, String> {
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
+    thread_local! {
+        static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(|q| q.get()) {
+                previous(info);
+            }
+        }));
+    });
+    let was = QUIET.with(|q| q.replace(true));
     let out = catch_unwind(AssertUnwindSafe(f));
-    std::panic::set_hook(hook);
+    QUIET.with(|q| q.set(was));
     out.map_err(|panic| {
         panic
             .downcast_ref::<String>()
@@ -92,6 +108,13 @@ fn without_panics<T>(f: impl FnOnce() -> T) -> Result<T, String> {
             .unwrap_or_else(|| "sled panicked".to_string())
     })
 }
+
+/// How long [`Store::open`] waits for sled's file lock before calling the
+/// directory in use. sled 0.34 releases the lock from its flusher thread
+/// some milliseconds after the last handle is dropped, so a store closed
+/// and reopened at once (a restart, a test) finds it still held; another
+/// process holding it is still refused, a moment later.
+const LOCK_WAIT: Duration = Duration::from_secs(2);
 
 /// A batch of upserts and removals, applied all or nothing.
 #[derive(Debug, Default)]
@@ -163,24 +186,34 @@ impl Store {
             dir: dir.to_path_buf(),
             reason,
         };
-        let opened = without_panics(|| -> Result<_, sled::Error> {
-            let db = sled::Config::new().path(dir).open()?;
-            let trees = (
-                db.open_tree("jobs")?,
-                db.open_tree("tasks")?,
-                db.open_tree("best")?,
-                db.open_tree("meta")?,
-            );
-            Ok((db, trees))
-        })
-        .map_err(|panic| damaged(format!("sled cannot open it: {panic}")))?;
+        let open = || {
+            without_panics(|| -> Result<_, sled::Error> {
+                let db = sled::Config::new().path(dir).open()?;
+                let trees = (
+                    db.open_tree("jobs")?,
+                    db.open_tree("tasks")?,
+                    db.open_tree("best")?,
+                    db.open_tree("meta")?,
+                );
+                Ok((db, trees))
+            })
+            .map_err(|panic| damaged(format!("sled cannot open it: {panic}")))
+        };
+        // sled words its file-lock failure as an I/O error of its own.
+        let locked = |e: &sled::Error| {
+            matches!(e, sled::Error::Io(e)
+                if e.kind() == std::io::ErrorKind::WouldBlock
+                    || e.to_string().contains("could not acquire lock"))
+        };
+        let since = Instant::now();
+        let mut opened = open()?;
+        while opened.as_ref().is_err_and(locked) && since.elapsed() < LOCK_WAIT {
+            std::thread::sleep(Duration::from_millis(20));
+            opened = open()?;
+        }
         let (db, (jobs, tasks, best, meta)) = match opened {
             Ok(o) => o,
-            // sled words its file-lock failure as an I/O error of its own.
-            Err(sled::Error::Io(e))
-                if e.kind() == std::io::ErrorKind::WouldBlock
-                    || e.to_string().contains("could not acquire lock") =>
-            {
+            Err(e) if locked(&e) => {
                 return Err(StoreError::InUse {
                     dir: dir.to_path_buf(),
                 })
@@ -601,6 +634,22 @@ mod tests {
                     assert!(matches!(e, StoreError::Damaged { .. }), "{text}");
                 }
             }
+        }
+    }
+
+    /// sled lets go of its file lock a moment after the last handle is
+    /// dropped; reopening at once must wait for it, not call the
+    /// directory in use.
+    #[test]
+    fn a_store_reopened_at_once_after_a_drop_opens() {
+        let dir = tempfile::tempdir().unwrap();
+        for round in 0..30u64 {
+            let store = Store::open(dir.path()).unwrap_or_else(|e| panic!("round {round}: {e}"));
+            assert_eq!(store.load().unwrap().incarnation, round + 1);
+            let mut w = Writes::default();
+            w.jobs.push(job(round));
+            store.commit(&w).unwrap();
+            store.flush_blocking().unwrap();
         }
     }
 

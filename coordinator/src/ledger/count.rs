@@ -110,10 +110,14 @@ impl JobPolicy for Count {
         end_if_no_task_left(job, clock);
     }
 
-    /// Finished tasks so far predict the rest.
-    fn eta_secs(&self, job: &JobRecord, elapsed_secs: f64) -> Option<f64> {
-        (!job.state.is_over() && job.tasks_done > 0).then(|| {
-            elapsed_secs * (job.tasks_total - job.tasks_done) as f64 / job.tasks_done as f64
+    /// The finished tasks' mean size predicts the nodes left, at the rate
+    /// of the last few seconds. (Wall time since the job was created would
+    /// also count the hours a resumed count spent stopped.)
+    fn eta_secs(&self, job: &JobRecord, partial_nodes: u64, nodes_per_sec: f64) -> Option<f64> {
+        (!job.state.is_over() && job.tasks_done > 0 && nodes_per_sec > 0.0).then(|| {
+            let mean = job.nodes_done as f64 / job.tasks_done as f64;
+            let left = mean * (job.tasks_total - job.tasks_done) as f64 - partial_nodes as f64;
+            left.max(0.0) / nodes_per_sec
         })
     }
 }

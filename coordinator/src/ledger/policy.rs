@@ -96,7 +96,7 @@ pub(super) trait JobPolicy: Sync {
     );
 
     /// Seconds left, as far as the status can tell; `None` when unknown.
-    fn eta_secs(&self, _job: &JobRecord, _elapsed_secs: f64) -> Option<f64> {
+    fn eta_secs(&self, _job: &JobRecord, _partial_nodes: u64, _nodes_per_sec: f64) -> Option<f64> {
         None
     }
 }

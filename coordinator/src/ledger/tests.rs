@@ -537,3 +537,23 @@ fn totals_saturate_instead_of_wrapping() {
     let s = l.status(1, clock).unwrap();
     assert_eq!((s.solutions, s.nodes), (u64::MAX, u64::MAX));
 }
+
+/// A count's ETA is the finished tasks' mean size times the tasks left, at
+/// the recent node rate: not the wall time since the job was created,
+/// which would count the hours a resumed count spent stopped.
+#[test]
+fn a_count_eta_comes_from_the_nodes_left_and_the_recent_rate() {
+    let (mut l, w, clock) = ledger_with_count_job(4);
+    let a = take(&mut l, &w, clock);
+    let b = take(&mut l, &w, clock);
+    assert!(l.complete(&completion(&w, a, 1), clock).unwrap().0.accepted);
+    assert_eq!(l.status(1, clock).unwrap().eta_secs, None, "no rate yet");
+    let later = clock.later(Duration::from_secs(1));
+    assert!(l.complete(&completion(&w, b, 1), later).unwrap().0.accepted);
+    let s = l.status(1, later).unwrap();
+    assert_eq!((s.tasks_done, s.nodes), (2, 20));
+    assert!((s.nodes_per_sec - 10.0).abs() < 1e-9, "{}", s.nodes_per_sec);
+    // 10 nodes a task, 2 tasks left, 10 nodes/s.
+    let eta = s.eta_secs.expect("an ETA");
+    assert!((eta - 2.0).abs() < 1e-9, "{eta}");
+}

@@ -108,6 +108,11 @@ impl Ledger {
             .saturating_add(partial_solutions)
             .saturating_mul(job.factor());
         let count = rec.count.as_ref();
+        let rate = if rec.state.is_over() {
+            0.0
+        } else {
+            job.nodes_per_sec(clock.now)
+        };
         pb::JobStatus {
             job_id: rec.id,
             state: match rec.state {
@@ -147,13 +152,9 @@ impl Ledger {
             best_score: rec.best_score,
             max_score: job.max_score(),
             nodes: rec.nodes_done + partial_nodes,
-            nodes_per_sec: if rec.state.is_over() {
-                0.0
-            } else {
-                job.nodes_per_sec(clock.now)
-            },
+            nodes_per_sec: rate,
             elapsed_secs: elapsed,
-            eta_secs: job.policy().eta_secs(rec, elapsed),
+            eta_secs: job.policy().eta_secs(rec, partial_nodes, rate),
             error: rec.error.clone().unwrap_or_default(),
             created_unix_ms: rec.created_unix_ms,
             workers: self.workers.len() as u32,

@@ -115,7 +115,9 @@ impl JobPolicy for Count {
     /// also count the hours a resumed count spent stopped.)
     fn eta_secs(&self, job: &JobRecord, partial_nodes: u64, nodes_per_sec: f64) -> Option<f64> {
         (!job.state.is_over() && job.tasks_done > 0 && nodes_per_sec > 0.0).then(|| {
-            let mean = job.nodes_done as f64 / job.tasks_done as f64;
+            // `nodes_done` starts at the nodes above the cut, no task's.
+            let cut = job.count.as_ref().map_or(0, |c| c.cut_nodes);
+            let mean = job.nodes_done.saturating_sub(cut) as f64 / job.tasks_done as f64;
             let left = mean * (job.tasks_total - job.tasks_done) as f64 - partial_nodes as f64;
             left.max(0.0) / nodes_per_sec
         })

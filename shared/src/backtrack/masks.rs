@@ -44,7 +44,11 @@ pub(crate) struct RunInfo {
 #[derive(Debug, Clone)]
 pub(crate) struct RunMasks {
     runs: Vec<RunInfo>,
+    /// Every run's `classes` again, packed: the open walk's test of a
+    /// child reads only this word, and reads it from a denser array.
+    classes: Vec<u64>,
     any_twice: bool,
+    most_turns: u32,
 }
 
 impl RunMasks {
@@ -81,9 +85,16 @@ impl RunMasks {
             });
         }
         let any_twice = infos.iter().any(|r| r.twice != 0);
+        let most_turns = infos
+            .iter()
+            .map(|r| r.classes.count_ones() + r.twice.count_ones())
+            .max()
+            .unwrap_or(0);
         Some(RunMasks {
+            classes: infos.iter().map(|r| r.classes).collect(),
             runs: infos,
             any_twice,
+            most_turns,
         })
     }
 
@@ -92,6 +103,17 @@ impl RunMasks {
     #[inline(always)]
     pub(crate) fn runs(&self) -> &[RunInfo] {
         &self.runs
+    }
+
+    /// Every run's classes, indexed like [`RunMasks::runs`].
+    #[inline(always)]
+    pub(crate) fn classes(&self) -> &[u64] {
+        &self.classes
+    }
+
+    /// The most candidates any one run lists: the most children a node has.
+    pub(crate) fn most_turns(&self) -> u32 {
+        self.most_turns
     }
 
     /// Whether some run lists a class in two turns.

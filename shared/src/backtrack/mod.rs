@@ -19,7 +19,10 @@
 //!   positions, counters), which the walk drives and checkpoints, splits
 //!   and polls read.
 //! - `walk` is the explicit-stack depth-first loop shared by counting,
-//!   first-solution and prefix enumeration; `poll` is how it hears its
+//!   first-solution and prefix enumeration; `open` walks the same tree
+//!   for counts on sets of unique pieces, expanding a node's children at
+//!   once onto a stack of open nodes, and lends the masked walk each poll
+//!   so that the driver sees the same walk; `poll` is how it hears its
 //!   driver, `checkpoint` how its position is saved and laid back, and
 //!   `split` how it gives untried branches away.
 //! - `probe` shows the same tree to Knuth's estimator (`crate::estimate`).
@@ -47,6 +50,7 @@ mod candidate;
 mod checkpoint;
 mod classes;
 mod masks;
+mod open;
 mod plan;
 mod poll;
 mod probe;

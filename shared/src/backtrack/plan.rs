@@ -24,6 +24,7 @@
 use super::candidate::{colour_of, colour_shift, Candidate, COLOUR_MASK, MAX_CLASSES};
 use super::classes::{MemberAssigner, PieceClasses};
 use super::masks::RunMasks;
+use super::open::OpenPlan;
 use super::tables::{CellView, Tables, NO_LOW_SIDE};
 use crate::error::{cell_place, Error, Result};
 use crate::model::{Board, Placement, Puzzle};
@@ -73,6 +74,8 @@ pub(crate) struct Plan {
     /// Availability masks of the exact runs, for counting plans whose runs
     /// all fit in a word (see `masks`).
     pub masks: Option<RunMasks>,
+    /// What the open-node walk needs, for counting plans it can run (see `open`).
+    pub open: Option<OpenPlan>,
     pub levels: Vec<Level>,
     /// Stock per class once pinned pieces are taken out.
     pub stock: Vec<u16>,
@@ -291,6 +294,8 @@ impl Plan {
             Purpose::Count => RunMasks::new(&tables, stock.len()),
             Purpose::Best { .. } => None,
         };
+        let level_pos: Vec<u32> = levels.iter().map(|l| l.pos).collect();
+        let open = OpenPlan::new(masks.as_ref(), &stock, &level_pos, cells as u32);
         Ok(Plan {
             width,
             height,
@@ -299,6 +304,7 @@ impl Plan {
             assigner,
             tables,
             masks,
+            open,
             levels,
             stock,
             pinned_board,

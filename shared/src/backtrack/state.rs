@@ -6,6 +6,7 @@
 //! on the loop.
 
 use super::candidate::Candidate;
+use super::open::Open;
 use super::plan::Plan;
 
 /// The mutable half of a search.
@@ -21,6 +22,8 @@ pub(crate) struct SearchState {
     pub given_away: Vec<bool>,
     /// Per level, the masked walk's frame (see `masks`).
     pub frames: Vec<Frame>,
+    /// The open-node walk's stack (see `open`); empty for plans it cannot run.
+    pub open: Vec<Open>,
 }
 
 /// A level of the masked walk: its run (first candidate, classes) and the
@@ -45,6 +48,7 @@ impl SearchState {
             runs: vec![Run { next: 0, end: 0 }; levels],
             given_away: vec![false; levels],
             frames: vec![Frame::default(); levels],
+            open: vec![Open::default(); plan.open.as_ref().map_or(0, |o| o.stack_len())],
         }
     }
 

@@ -19,6 +19,7 @@
 
 use super::candidate::class_of;
 use super::masks::{self, free_classes, RunMasks};
+use super::open;
 use super::plan::Plan;
 use super::poll::Driver;
 use super::state::{Counters, Frame, Run, SearchState};
@@ -27,6 +28,11 @@ use crate::search::{Checkpoint, RunEnd};
 /// What happens when the walk places its last level. A visitor reads the
 /// board, never the stock (the masked walk may hold it in a register).
 pub(crate) trait Visitor {
+    /// True when `leaf` only adds one to the solutions and never stops the
+    /// walk: then a count may run on the open-node walk (`open`), which
+    /// counts a level's leaves at once instead of visiting each.
+    const COUNTS_ONLY: bool = false;
+
     /// Called with levels `0..leaf` placed; returns true to stop the walk.
     fn leaf(&mut self, plan: &Plan, state: &SearchState, counters: &mut Counters) -> bool;
 }
@@ -35,6 +41,8 @@ pub(crate) trait Visitor {
 pub(crate) struct Count;
 
 impl Visitor for Count {
+    const COUNTS_ONLY: bool = true;
+
     #[inline(always)]
     fn leaf(&mut self, _: &Plan, _: &SearchState, counters: &mut Counters) -> bool {
         counters.solutions += 1;
@@ -70,10 +78,55 @@ pub(crate) fn walk<V: Visitor, F: FnMut(&Checkpoint)>(
     driver: &mut Driver<'_, F>,
     visitor: &mut V,
 ) -> (RunEnd, Option<usize>) {
-    match &plan.masks {
-        Some(masks) => walk_masked(plan, masks, state, leaf, entry, counters, driver, visitor),
-        None => walk_runs(plan, state, leaf, entry, counters, driver, visitor),
+    match (&plan.masks, &plan.open) {
+        (Some(masks), Some(open)) if V::COUNTS_ONLY => {
+            open::walk(plan, masks, open, state, leaf, entry, counters, driver)
+        }
+        (Some(masks), _) => walk_masked(plan, masks, state, leaf, entry, counters, driver, visitor),
+        (None, _) => walk_runs(plan, state, leaf, entry, counters, driver, visitor),
     }
+}
+
+/// How a leg of the masked walk ends when it was handed a mark (see
+/// [`masked_leg`]): as any walk ends, or by yielding after its first poll
+/// that let it go on, with levels `0..=top` placed.
+pub(crate) enum Leg {
+    End(RunEnd, Option<usize>),
+    Yield(usize),
+}
+
+/// The masked walk of a count from `entry` up to `mark` nodes, where it
+/// polls its driver as the whole walk would, then yields unless it was
+/// told to stop. The open-node walk runs these short legs around each of
+/// its driver's marks, so that every poll, checkpoint, split and budget
+/// stop falls exactly where the masked walk puts it.
+///
+/// Sets whose classes each hold one piece only (`UNIQUE`), and `mark`
+/// above `counters.nodes`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn masked_leg<F: FnMut(&Checkpoint), const TWICE: bool>(
+    plan: &Plan,
+    masks: &RunMasks,
+    state: &mut SearchState,
+    leaf: usize,
+    entry: Entry,
+    counters: &mut Counters,
+    driver: &mut Driver<'_, F>,
+    mark: u64,
+) -> Leg {
+    debug_assert!(mark > counters.nodes);
+    walk_masked_body::<Count, F, true, TWICE>(
+        plan,
+        masks,
+        state,
+        leaf,
+        entry,
+        counters,
+        driver,
+        &mut Count,
+        Some(mark),
+    )
 }
 
 /// The walk that tests each candidate of a run against the stock: for
@@ -240,8 +293,9 @@ fn walk_masked<V: Visitor, F: FnMut(&Checkpoint)>(
                 };
             }
             walk_masked_body::<V, F, $unique, $twice>(
-                plan, masks, state, leaf, entry, counters, driver, visitor,
+                plan, masks, state, leaf, entry, counters, driver, visitor, None,
             )
+            .ended()
         }};
     }
     match (unique, twice) {
@@ -275,8 +329,19 @@ unsafe fn walk_masked_bmi<
     visitor: &mut V,
 ) -> (RunEnd, Option<usize>) {
     walk_masked_body::<V, F, UNIQUE, TWICE>(
-        plan, masks, state, leaf, entry, counters, driver, visitor,
+        plan, masks, state, leaf, entry, counters, driver, visitor, None,
     )
+    .ended()
+}
+
+impl Leg {
+    /// The end of a walk that was handed no mark, which never yields.
+    fn ended(self) -> (RunEnd, Option<usize>) {
+        match self {
+            Leg::End(end, top) => (end, top),
+            Leg::Yield(_) => unreachable!("only a walk handed a mark yields"),
+        }
+    }
 }
 
 /// The masked walk itself: a level visits exactly the classes in stock of
@@ -293,6 +358,9 @@ unsafe fn walk_masked_bmi<
 /// since the free bit is the count, and writes it back from `free` before
 /// the driver or a caller can read it. `TWICE` (some run lists a class
 /// twice): the loop tracks a class's second turn.
+///
+/// `handoff`: the first mark, for a leg of the open-node walk, which then
+/// yields after that poll (see [`masked_leg`]); `None` runs to the end.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn walk_masked_body<V: Visitor, F: FnMut(&Checkpoint), const UNIQUE: bool, const TWICE: bool>(
@@ -304,7 +372,8 @@ fn walk_masked_body<V: Visitor, F: FnMut(&Checkpoint), const UNIQUE: bool, const
     counters: &mut Counters,
     driver: &mut Driver<'_, F>,
     visitor: &mut V,
-) -> (RunEnd, Option<usize>) {
+    handoff: Option<u64>,
+) -> Leg {
     assert!(leaf >= 1 && leaf <= plan.levels.len());
     assert!(state.runs.len() >= leaf && state.frames.len() >= leaf);
     let levels = &plan.levels[..leaf];
@@ -316,7 +385,12 @@ fn walk_masked_body<V: Visitor, F: FnMut(&Checkpoint), const UNIQUE: bool, const
         Entry::Fresh => (0, false),
         Entry::Placed(top) => (top, true),
     };
-    let mut free = lay_frames(plan, masks, state, resume.then_some(level));
+    // A leg of the open walk is handed its frames already laid.
+    let mut free = if handoff.is_some() {
+        free_classes(&state.stock)
+    } else {
+        lay_frames(plan, masks, state, resume.then_some(level))
+    };
     let (mut board, mut stock, mut frames) = (
         state.board.as_mut_slice(),
         state.stock.as_mut_slice(),
@@ -331,7 +405,8 @@ fn walk_masked_body<V: Visitor, F: FnMut(&Checkpoint), const UNIQUE: bool, const
             )
         };
     }
-    let mut mark = driver.next_mark(counters.nodes).max(counters.nodes + 1);
+    let mut mark =
+        handoff.unwrap_or_else(|| driver.next_mark(counters.nodes).max(counters.nodes + 1));
     let mut countdown = mark - counters.nodes;
 
     let mut here = &levels[level];
@@ -422,7 +497,11 @@ fn walk_masked_body<V: Visitor, F: FnMut(&Checkpoint), const UNIQUE: bool, const
                         }
                         rebind!();
                         if let Some(stop) = stop {
-                            return (stop, Some(level));
+                            return Leg::End(stop, Some(level));
+                        }
+                        if handoff.is_some() {
+                            // Frames, stock and runs are as the poll left them.
+                            return Leg::Yield(level);
                         }
                         (rest, second) = (frames[level].rest, frames[level].second);
                         mark = driver.next_mark(counters.nodes).max(counters.nodes + 1);
@@ -435,7 +514,7 @@ fn walk_masked_body<V: Visitor, F: FnMut(&Checkpoint), const UNIQUE: bool, const
                     if UNIQUE {
                         write_stock(stock, free);
                     }
-                    return (RunEnd::Finished, None);
+                    return Leg::End(RunEnd::Finished, None);
                 }
                 level -= 1;
                 // SAFETY: level < leaf ≤ the stack lengths (asserted above).
@@ -472,7 +551,7 @@ fn walk_masked_body<V: Visitor, F: FnMut(&Checkpoint), const UNIQUE: bool, const
                     write_stock(stock, free);
                 }
                 sync_runs(plan, state, level);
-                return (RunEnd::FoundFirst, Some(level));
+                return Leg::End(RunEnd::FoundFirst, Some(level));
             }
             let class = class_of(placed);
             if UNIQUE {
@@ -506,7 +585,7 @@ fn walk_masked_body<V: Visitor, F: FnMut(&Checkpoint), const UNIQUE: bool, const
 
 /// The stock of a set whose classes hold one piece each, from its free bits.
 #[cold]
-fn write_stock(stock: &mut [u16], free: u64) {
+pub(crate) fn write_stock(stock: &mut [u16], free: u64) {
     for (class, left) in stock.iter_mut().enumerate() {
         *left = (free >> class & 1) as u16;
     }
@@ -516,7 +595,12 @@ fn write_stock(stock: &mut [u16], free: u64) {
 /// resumes with levels `0..=top` placed (by a replay, which left each
 /// level's untried run in `runs`), each of those levels' frame, from the
 /// stock as it stood when the level's turn came.
-fn lay_frames(plan: &Plan, masks: &RunMasks, state: &mut SearchState, top: Option<usize>) -> u64 {
+pub(crate) fn lay_frames(
+    plan: &Plan,
+    masks: &RunMasks,
+    state: &mut SearchState,
+    top: Option<usize>,
+) -> u64 {
     let placed = top.map_or(0, |t| t + 1);
     let mut stock = state.stock.clone();
     for here in &plan.levels[..placed] {
@@ -549,7 +633,7 @@ fn lay_frames(plan: &Plan, masks: &RunMasks, state: &mut SearchState, top: Optio
 
 /// Writes each placed level's untried run `next..end` into `runs`, which
 /// checkpoints and splits read: the masked walk keeps only its frames.
-fn sync_runs(plan: &Plan, state: &mut SearchState, top: usize) {
+pub(crate) fn sync_runs(plan: &Plan, state: &mut SearchState, top: usize) {
     let offsets = plan.tables.offsets();
     let candidates = plan.tables.candidates();
     for level in 0..=top {
@@ -571,13 +655,15 @@ fn sync_runs(plan: &Plan, state: &mut SearchState, top: usize) {
 
 #[cfg(test)]
 mod tests {
-    //! The masked walk against the walk that tests every candidate: same
-    //! counts, same nodes, same checkpoints, and each resumes the other's.
+    //! The three walks of a count against one another: the open-node walk,
+    //! the masked walk and the walk that tests every candidate give the
+    //! same counts, nodes and checkpoints, poll and split at the same
+    //! nodes, and each resumes the others' checkpoints.
     use super::super::Backtracker;
     use crate::generator::{generate, GenSpec};
     use crate::model::Puzzle;
     use crate::order::FillOrder;
-    use crate::search::{Limits, Prefix};
+    use crate::search::{Checkpoint, Control, Limits, Prefix, POLL_INTERVAL};
 
     fn gen(w: usize, h: usize, colours: u8, border: u8, seed: u64) -> Puzzle {
         generate(&GenSpec::sized(w, h, colours, border, seed))
@@ -585,56 +671,153 @@ mod tests {
             .puzzle
     }
 
-    /// A backtracker for each walk: masked (asserted to have masks) and not.
-    fn pair(puzzle: &Puzzle, order: FillOrder) -> Option<(Backtracker, Backtracker)> {
-        let masked = Backtracker::new(puzzle, order, &Prefix::new()).unwrap();
-        masked.plan.masks.as_ref()?;
-        let mut plain = Backtracker::new(puzzle, order, &Prefix::new()).unwrap();
+    /// A backtracker for each walk, when the plan has masks: as planned
+    /// (the open walk when it can run the plan), masked, and plain.
+    fn walks(puzzle: &Puzzle, order: FillOrder) -> Option<[Backtracker; 3]> {
+        let planned = Backtracker::new(puzzle, order, &Prefix::new()).unwrap();
+        planned.plan.masks.as_ref()?;
+        let mut masked = planned.clone();
+        masked.plan.open = None;
+        let mut plain = masked.clone();
         plain.plan.masks = None;
-        Some((masked, plain))
+        Some([planned, masked, plain])
     }
 
     #[test]
-    fn masked_walk_counts_checkpoints_and_resumes_like_the_plain_walk() {
-        let (mut compared, mut with_twice) = (0, 0);
+    fn every_walk_counts_checkpoints_and_resumes_alike() {
+        let (mut compared, mut open, mut with_twice) = (0, 0, 0);
         for seed in 1..=4 {
-            for (w, h, colours) in [(4, 4, 4), (5, 4, 5), (4, 5, 5), (4, 4, 5)] {
+            for (w, h, colours) in [(4, 4, 4), (5, 4, 5), (4, 5, 5), (4, 4, 5), (5, 5, 7)] {
                 let puzzle = gen(w, h, colours, 2, seed);
                 for order in FillOrder::ALL {
-                    let Some((mut masked, mut plain)) = pair(&puzzle, order) else {
+                    let Some(mut walks) = walks(&puzzle, order) else {
                         continue;
                     };
                     compared += 1;
-                    let masks = masked.plan.masks.as_ref().unwrap();
-                    with_twice += masks.any_twice() as usize;
-                    let whole = plain.count(&Limits::none());
-                    assert_eq!(
-                        masked.count(&Limits::none()),
-                        whole,
-                        "{w}x{h} {seed} {order}"
-                    );
-                    // Stop both at the same node: the same checkpoint, and
-                    // either walk resumes the other's to the same totals.
+                    open += walks[0].plan.open.is_some() as usize;
+                    let masks = walks[0].plan.masks.as_ref().unwrap();
+                    with_twice += (walks[0].plan.open.is_some() && masks.any_twice()) as usize;
+                    let at = format!("{w}x{h} {seed} {order}");
+                    let whole = walks[2].count(&Limits::none());
+                    for walk in &mut walks[..2] {
+                        assert_eq!(walk.count(&Limits::none()), whole, "{at}");
+                    }
+                    // Stopped at the same node: the same checkpoint, and
+                    // each walk resumes it to the same totals.
                     for budget in [1, 7, whole.nodes / 3, whole.nodes / 2 + 1] {
                         if budget >= whole.nodes {
                             continue;
                         }
-                        let a = masked.count(&Limits::nodes(budget));
-                        let b = plain.count(&Limits::nodes(budget));
-                        assert_eq!(a, b, "{w}x{h} {seed} {order} stopped at {budget}");
-                        let cp = a.checkpoint.expect("stopped early");
-                        let ra = masked.resume(&cp, &Limits::none(), |_| {}).unwrap();
-                        let rb = plain.resume(&cp, &Limits::none(), |_| {}).unwrap();
-                        assert_eq!((ra.solutions, ra.nodes), (whole.solutions, whole.nodes));
-                        assert_eq!(ra, rb);
+                        let stopped = walks[2].count(&Limits::nodes(budget));
+                        for walk in &mut walks[..2] {
+                            assert_eq!(
+                                walk.count(&Limits::nodes(budget)),
+                                stopped,
+                                "{at} at {budget}"
+                            );
+                        }
+                        let cp = stopped.checkpoint.expect("stopped early");
+                        for walk in &mut walks {
+                            let rest = walk.resume(&cp, &Limits::none(), |_| {}).unwrap();
+                            assert_eq!(
+                                (rest.solutions, rest.nodes),
+                                (whole.solutions, whole.nodes),
+                                "{at} resumed at {budget}"
+                            );
+                        }
                     }
                     // Depth-cut walks (prefixes, per-depth counts) agree too.
-                    assert_eq!(masked.nodes_per_depth(6), plain.nodes_per_depth(6));
-                    assert_eq!(masked.prefixes(3), plain.prefixes(3));
+                    let depths = walks[2].nodes_per_depth(6);
+                    let prefixes = walks[2].prefixes(3);
+                    for walk in &mut walks[..2] {
+                        assert_eq!(walk.nodes_per_depth(6), depths, "{at}");
+                        assert_eq!(walk.prefixes(3), prefixes, "{at}");
+                    }
                 }
             }
         }
-        assert!(compared >= 50, "only {compared} plans had masks");
-        assert!(with_twice > 0, "no plan listed a class twice in a run");
+        assert!(compared >= 60, "only {compared} plans had masks");
+        assert!(open >= 40, "only {open} plans ran the open walk");
+        assert!(with_twice > 0, "no open plan listed a class twice in a run");
+    }
+
+    /// What a count hands its driver: every checkpoint, and the prefixes
+    /// given away at the splits it is asked for (at the first poll, then
+    /// at every other checkpoint), run to the end through its budget stops.
+    fn driven(
+        walk: &mut Backtracker,
+        budget: u64,
+        every: u64,
+    ) -> (Vec<Checkpoint>, Vec<Prefix>, u64, u64) {
+        let control = Control::new();
+        let limits = Limits {
+            max_nodes: Some(budget),
+            checkpoint_every: Some(every),
+            control: Some(&control),
+        };
+        control.request_split();
+        let mut checkpoints = Vec::new();
+        let mut on_checkpoint = |cp: &Checkpoint| {
+            checkpoints.push(cp.clone());
+            if checkpoints.len() % 2 == 0 {
+                control.request_split();
+            }
+        };
+        let mut report = walk.count_with(&limits, &mut on_checkpoint);
+        while let Some(cp) = report.checkpoint.take() {
+            on_checkpoint(&cp);
+            report = walk.resume(&cp, &limits, &mut on_checkpoint).unwrap();
+        }
+        (
+            checkpoints,
+            control.take_donated(),
+            report.solutions,
+            report.nodes,
+        )
+    }
+
+    #[test]
+    fn the_open_walk_polls_splits_and_checkpoints_where_the_masked_walk_does() {
+        let (mut cases, mut checkpoints, mut given) = (0, 0, 0);
+        for seed in 1..=3 {
+            let puzzle = gen(6, 6, 10, 2, seed);
+            for order in [
+                FillOrder::RowMajor,
+                FillOrder::ColumnMajor,
+                FillOrder::RowMajorBottomUp,
+            ] {
+                let Some([mut open, mut masked, _]) = walks(&puzzle, order) else {
+                    continue;
+                };
+                if open.plan.open.is_none() {
+                    continue;
+                }
+                let whole = masked.count(&Limits::none());
+                if whole.nodes < 8 * POLL_INTERVAL {
+                    continue;
+                }
+                cases += 1;
+                let at = format!("6x6 {seed} {order}");
+                let (budget, every) = (3 * POLL_INTERVAL + 17, POLL_INTERVAL / 3 + 5);
+                let a = driven(&mut open, budget, every);
+                let b = driven(&mut masked, budget, every);
+                assert_eq!(a, b, "{at}");
+                checkpoints += a.0.len();
+                given += a.1.len();
+                // What was kept and what was given away make the whole.
+                let (mut solutions, mut nodes) = (a.2, a.3);
+                for prefix in &a.1 {
+                    let part = Backtracker::new(&puzzle, order, prefix)
+                        .unwrap()
+                        .count(&Limits::none());
+                    solutions += part.solutions;
+                    nodes += part.nodes;
+                }
+                assert_eq!((solutions, nodes), (whole.solutions, whole.nodes), "{at}");
+            }
+        }
+        assert!(cases >= 3, "only {cases} puzzles were large enough");
+        assert!(checkpoints >= 30, "only {checkpoints} checkpoints");
+        assert!(given >= 6, "only {given} prefixes given away");
     }
 }

@@ -110,6 +110,17 @@ impl OpenPlan {
     }
 }
 
+/// Everything one open walk reads and drives, passed as one.
+struct Walk<'w, 'd, F: FnMut(&Checkpoint)> {
+    plan: &'w Plan,
+    masks: &'w RunMasks,
+    open: &'w OpenPlan,
+    state: &'w mut SearchState,
+    leaf: usize,
+    counters: &'w mut Counters,
+    driver: &'w mut Driver<'d, F>,
+}
+
 /// Counts the subtree from `entry` down to `leaf` levels (the [`Count`]
 /// visitor of `walk`): same contract, tree, polls and result as the masked
 /// walk (see the module doc).
@@ -129,6 +140,16 @@ pub(crate) fn walk<F: FnMut(&Checkpoint)>(
     assert!(leaf >= 1 && leaf <= plan.levels.len());
     assert!(open.prev_pos.len() == plan.levels.len() + 1);
     assert!(state.open.len() >= open.stack_len());
+    let twice = masks.any_twice();
+    let mut walk = Walk {
+        plan,
+        masks,
+        open,
+        state,
+        leaf,
+        counters,
+        driver,
+    };
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("popcnt")
         && std::arch::is_x86_feature_detected!("bmi1")
@@ -137,17 +158,17 @@ pub(crate) fn walk<F: FnMut(&Checkpoint)>(
     {
         // SAFETY: the CPU has the features these copies are compiled for.
         return unsafe {
-            if masks.any_twice() {
-                walk_bmi::<F, true>(plan, masks, open, state, leaf, entry, counters, driver)
+            if twice {
+                walk_bmi::<F, true>(&mut walk, entry)
             } else {
-                walk_bmi::<F, false>(plan, masks, open, state, leaf, entry, counters, driver)
+                walk_bmi::<F, false>(&mut walk, entry)
             }
         };
     }
-    if masks.any_twice() {
-        walk_legs::<F, true>(plan, masks, open, state, leaf, entry, counters, driver)
+    if twice {
+        walk_legs::<F, true>(&mut walk, entry)
     } else {
-        walk_legs::<F, false>(plan, masks, open, state, leaf, entry, counters, driver)
+        walk_legs::<F, false>(&mut walk, entry)
     }
 }
 
@@ -157,35 +178,30 @@ pub(crate) fn walk<F: FnMut(&Checkpoint)>(
 /// The CPU must have those features.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi1,bmi2,lzcnt")]
-#[allow(clippy::too_many_arguments)]
 unsafe fn walk_bmi<F: FnMut(&Checkpoint), const TWICE: bool>(
-    plan: &Plan,
-    masks: &RunMasks,
-    open: &OpenPlan,
-    state: &mut SearchState,
-    leaf: usize,
+    walk: &mut Walk<'_, '_, F>,
     entry: Entry,
-    counters: &mut Counters,
-    driver: &mut Driver<'_, F>,
 ) -> (RunEnd, Option<usize>) {
-    walk_legs::<F, TWICE>(plan, masks, open, state, leaf, entry, counters, driver)
+    walk_legs::<F, TWICE>(walk, entry)
 }
 
 /// Alternates open runs and masked legs until the walk ends: lay the open
 /// stack, expand nodes until the next mark is near, hand the path to the
 /// masked walk, and lay the stack again from where that leg yields.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn walk_legs<F: FnMut(&Checkpoint), const TWICE: bool>(
-    plan: &Plan,
-    masks: &RunMasks,
-    open: &OpenPlan,
-    state: &mut SearchState,
-    leaf: usize,
+    walk: &mut Walk<'_, '_, F>,
     mut entry: Entry,
-    counters: &mut Counters,
-    driver: &mut Driver<'_, F>,
 ) -> (RunEnd, Option<usize>) {
+    let Walk {
+        plan,
+        masks,
+        open,
+        ref mut state,
+        leaf,
+        ref mut counters,
+        ref mut driver,
+    } = *walk;
     // A resumed path has its runs from a replay; a leg yields its frames.
     let mut laid = false;
     loop {

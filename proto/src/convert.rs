@@ -231,6 +231,7 @@ pub fn decode_assignment(a: &pb::Assignment) -> Result<Work, WireError> {
             lease: BestLease {
                 seed: b.seed,
                 budget: b.node_budget,
+                beat: b.beat,
             },
             search: match &b.search {
                 Some(wire) => search_from_wire(wire)?,

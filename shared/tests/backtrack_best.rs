@@ -150,3 +150,41 @@ fn the_same_seed_and_budget_find_the_same_board() {
         (b.score, b.board.unwrap().codes())
     );
 }
+
+/// A score known from elsewhere (`beat`) is a floor: the search reports
+/// only boards above it, from its first node, and a floor at the maximum
+/// leaves nothing to search. Without a floor the pinned board comes first.
+#[test]
+fn a_score_to_beat_is_a_floor_for_every_report() {
+    use e2_shared::generator::{generate, GenSpec};
+    use std::time::Duration;
+    let puzzle = generate(&GenSpec::sized(8, 8, 9, 3, 11)).unwrap().puzzle;
+    let config = |beat| BestConfig {
+        node_budget: Some(300_000),
+        restart_nodes: Some(100_000),
+        beat,
+        ..BestConfig::break_tolerant(Duration::MAX, 3)
+    };
+    let (free, best) = run(&puzzle, FillOrder::RowMajor, &config(0));
+    assert_eq!(score(&free[0]), 0, "the pinned board, nothing placed");
+    assert!(best > 10, "too little found to test a floor: {best}");
+    for beat in [best / 2, best - 1] {
+        let mut bt = Backtracker::new(&puzzle, FillOrder::RowMajor, &Prefix::new()).unwrap();
+        let mut reported = Vec::new();
+        let report = bt.best(&config(beat), |b| reported.push(score(b))).unwrap();
+        assert!(!reported.is_empty(), "nothing above {beat} (best {best})");
+        assert!(
+            reported.iter().all(|&s| s > beat),
+            "a report at or below the floor {beat}: {reported:?}"
+        );
+        assert_eq!(report.score, *reported.last().unwrap());
+        assert_eq!(report.score, score(report.board.as_ref().unwrap()));
+    }
+    let max = max_score(8, 8);
+    let mut bt = Backtracker::new(&puzzle, FillOrder::RowMajor, &Prefix::new()).unwrap();
+    let mut reported = 0;
+    let report = bt.best(&config(max), |_| reported += 1).unwrap();
+    assert_eq!(reported, 0, "nothing can beat the maximum");
+    assert_eq!(report.score, 0, "the report's board is the pinned board");
+    assert_eq!(report.board.map(|b| b.filled()), Some(0));
+}

@@ -557,6 +557,7 @@ fn best_is_an_error_exactly_on_engines_that_cannot_score() {
     let lease = BestLease {
         seed: 1,
         budget: 10_000,
+        beat: 0,
     };
     for engine in Engine::ALL {
         let mut improved = 0;

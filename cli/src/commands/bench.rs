@@ -450,6 +450,7 @@ fn measure(puzzle: &Puzzle, plan: &Plan, seed: u64) -> Result<Measured> {
                         .wrapping_add(thread as u64)
                         .wrapping_add(walk * threads as u64),
                     budget: u64::MAX,
+                    beat: 0,
                 };
                 walk += 1;
                 let subtree = Subtree::new(puzzle, prefix).with_order(order);

@@ -2,7 +2,11 @@
 //!
 //! A best job cycles over the depth-1 prefixes of its own fill order, each
 //! lease one round of a node budget with a new seed, for variety: a round
-//! over puts its prefix back in line. A whole-tree best job is one task,
+//! over puts its prefix back in line. Each lease carries the job's best
+//! score when it was given, and searches only for better boards: one round
+//! does not spend its budget rediscovering what another has found, and its
+//! break schedule starts as tight as the job's best allows (README,
+//! "Benchmarks", has the measured gain). A whole-tree best job is one task,
 //! the empty prefix, run once: it ends like a count (its task finished for
 //! good, without solutions), never at its target score, so that its node
 //! count and so its result never depend on when a board reached the
@@ -29,11 +33,18 @@ pub(super) fn round_seed(job: JobId, task: TaskId, round: u64) -> u64 {
     rng.next_u64()
 }
 
-fn best_task(job: &JobRecord, task: &TaskRecord, config: &LedgerConfig) -> pb::assignment::Kind {
+/// A best lease: its budget and seed, and `beat`, the score it must beat.
+fn best_task(
+    job: &JobRecord,
+    task: &TaskRecord,
+    config: &LedgerConfig,
+    beat: u32,
+) -> pb::assignment::Kind {
     pb::assignment::Kind::Best(pb::BestTask {
         node_budget: config.best_node_budget,
         seed: round_seed(job.id, task.id, task.round),
         search: Some(job.search.to_wire()),
+        beat,
     })
 }
 
@@ -61,13 +72,15 @@ impl JobPolicy for Rounds {
         }))
     }
 
+    /// Every round searches for boards above the job's best so far, so
+    /// the rounds (and the workers running them) share one bound.
     fn assignment(
         &self,
         job: &JobRecord,
         task: &TaskRecord,
         config: &LedgerConfig,
     ) -> pb::assignment::Kind {
-        best_task(job, task, config)
+        best_task(job, task, config, job.best_score.unwrap_or(0))
     }
 
     fn keeps_boards(&self) -> bool {
@@ -129,7 +142,8 @@ impl JobPolicy for WholeTree {
         task: &TaskRecord,
         config: &LedgerConfig,
     ) -> pb::assignment::Kind {
-        best_task(job, task, config)
+        // Its result must not depend on when boards reached the coordinator.
+        best_task(job, task, config, 0)
     }
 
     fn keeps_boards(&self) -> bool {

@@ -34,6 +34,17 @@ fn ledger_with_job(
     search: BestSearch,
     prefixes: Vec<Prefix>,
 ) -> (Ledger, String, Clock) {
+    ledger_with_job_on(&puzzle(), Engine::Dlx, mode, search, prefixes)
+}
+
+/// A fresh ledger, one registered worker, and one job of `puzzle`.
+fn ledger_with_job_on(
+    puzzle: &Puzzle,
+    engine: Engine,
+    mode: Mode,
+    search: BestSearch,
+    prefixes: Vec<Prefix>,
+) -> (Ledger, String, Clock) {
     let mut l = fresh_ledger();
     let clock = Clock::now();
     let w = l
@@ -51,7 +62,7 @@ fn ledger_with_job(
         mode,
         prefixes,
         search,
-        ..JobPlan::count(&puzzle(), Engine::Dlx)
+        ..JobPlan::count(puzzle, engine)
     };
     l.submit(plan, clock);
     (l, w, clock)
@@ -308,6 +319,56 @@ fn a_best_round_goes_round_again_with_a_new_seed() {
     assert_eq!((tasks[0].completions, tasks[0].nodes), (2, 20));
     let s = l.status(1, later).unwrap();
     assert_eq!((s.rounds_done, s.nodes, s.solutions), (2, 20, 0));
+}
+
+/// The score to beat of the one assignment a lease hands out.
+fn beat_of(l: &mut Ledger, w: &str, clock: Clock) -> (pb::Lease, u32) {
+    let (reply, _) = l.lease(w, 1, clock).unwrap();
+    let a = &reply.assignments[0];
+    match &a.kind {
+        Some(pb::assignment::Kind::Best(b)) => (a.lease.unwrap(), b.beat),
+        other => panic!("not a best task: {other:?}"),
+    }
+}
+
+#[test]
+fn each_best_round_is_told_the_best_score_so_far_and_a_whole_tree_run_is_not() {
+    // A 3x1 strip: two seams, so a board of one seam leaves the job running.
+    let strip = Puzzle {
+        name: "strip".into(),
+        width: 3,
+        height: 1,
+        num_colors: 2,
+        pieces: vec![[0, 1, 0, 0], [0, 2, 0, 1], [0, 0, 0, 2]],
+        hints: vec![],
+    };
+    for whole_tree in [false, true] {
+        let search = BestSearch {
+            whole_tree,
+            ..BestSearch::default()
+        };
+        let (mut l, w, clock) =
+            ledger_with_job_on(&strip, Engine::Backtrack, Mode::Best, search, vec![vec![]]);
+        let job = 1;
+        let (a, first) = beat_of(&mut l, &w, clock);
+        assert_eq!((a.job_id, first), (job, 0), "nothing found yet");
+        let one_seam = pb::FoundBoard {
+            codes: vec![0, 4, -1],
+            claimed_score: 1,
+        };
+        let done = pb::CompleteRequest {
+            boards: vec![one_seam],
+            ..completion(&w, a, 0)
+        };
+        assert!(l.complete(&done, clock).unwrap().0.accepted);
+        assert_eq!(l.status(job, clock).unwrap().best_score, Some(1));
+        if whole_tree {
+            assert!(l.lease(&w, 1, clock).unwrap().0.assignments.is_empty());
+            continue;
+        }
+        let (_, next) = beat_of(&mut l, &w, clock.later(Duration::from_secs(1)));
+        assert_eq!(next, 1, "the next round must beat the job's best");
+    }
 }
 
 #[test]

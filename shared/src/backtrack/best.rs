@@ -88,6 +88,11 @@ pub struct BestConfig {
     pub max_runs: Option<u32>,
     pub time_limit: Option<Duration>,
     pub node_budget: Option<u64>,
+    /// A score already reached elsewhere (another lease of the same job):
+    /// the search prunes from its first node as if it had found such a
+    /// board itself, so it spends its nodes only where a better one can
+    /// be, and reports only better boards. 0: nothing known.
+    pub beat: u32,
 }
 
 impl Default for BestConfig {
@@ -100,6 +105,7 @@ impl Default for BestConfig {
             max_runs: None,
             time_limit: None,
             node_budget: None,
+            beat: 0,
         }
     }
 }
@@ -124,7 +130,9 @@ impl BestConfig {
 /// The outcome of a best-score search.
 #[derive(Debug, Clone)]
 pub struct BestReport {
-    /// Canonical score of `board` (0 when nothing was placed).
+    /// Canonical score of `board` (0 when nothing was placed). With
+    /// [`BestConfig::beat`], `board` is the pinned board unless a better
+    /// board than that was found.
     pub score: u32,
     pub board: Option<Board>,
     pub nodes: u64,
@@ -163,8 +171,11 @@ struct Search<'a, F: FnMut(&Board)> {
     cap: u32,
     pinned_score: u32,
     max: u32,
+    /// The score to beat: the best board's, or the one known elsewhere.
     best: u32,
     best_board: Option<Board>,
+    /// Canonical score of `best_board`.
+    best_board_score: u32,
     nodes: u64,
     started: Instant,
     stack: Stack,
@@ -174,8 +185,9 @@ struct Search<'a, F: FnMut(&Board)> {
 impl Backtracker {
     /// Searches for the best-scoring board under `config`, calling
     /// `on_improvement` with each strictly better board (partial boards
-    /// included, the pinned cells alone first). Every board honours the
-    /// hints and the prefix; its score is the canonical one.
+    /// included, the pinned cells alone first, unless they do not beat
+    /// [`BestConfig::beat`]). Every board honours the hints and the
+    /// prefix; its score is the canonical one.
     pub fn best(
         &mut self,
         config: &BestConfig,
@@ -204,7 +216,9 @@ impl Backtracker {
         let levels = plan.levels.len();
         let pinned_board = plan.board(&self.puzzle, &plan.pinned_board, 0);
         let pinned_score = score(&pinned_board);
-        on_improvement(&pinned_board);
+        if config.beat == 0 || pinned_score > config.beat {
+            on_improvement(&pinned_board);
+        }
         let mut search = Search {
             puzzle: &self.puzzle,
             config,
@@ -217,8 +231,9 @@ impl Backtracker {
             cap: config.max_breaks,
             pinned_score,
             max: max_score(plan.width, plan.height),
-            best: pinned_score,
+            best: pinned_score.max(config.beat),
             best_board: Some(pinned_board),
+            best_board_score: pinned_score,
             nodes: 0,
             started: Instant::now(),
             stack: Stack {
@@ -230,6 +245,8 @@ impl Backtracker {
             },
             on_improvement,
         };
+        // A known score tightens the schedule from the first node.
+        search.tighten(&plan, search.max.saturating_sub(search.best));
         let mut state = SearchState::new(&plan);
         let mut runs = 0;
         let end = loop {
@@ -247,7 +264,7 @@ impl Backtracker {
             }
         };
         Ok(BestReport {
-            score: search.best,
+            score: search.best_board_score,
             board: search.best_board,
             nodes: search.nodes,
             runs,
@@ -279,7 +296,7 @@ impl<F: FnMut(&Board)> Search<'_, F> {
             .map_or(u64::MAX, |n| self.nodes.saturating_add(n.max(1)));
         let mut mark = self.next_mark(run_end);
         // A placement must keep breaks below `bound` to ever beat the best.
-        let mut bound = self.max - self.best;
+        let mut bound = self.max.saturating_sub(self.best);
         let mut level = 0;
         let mut here = &levels[0];
         let (mut breaks_before, mut score_before) = (0u32, 0u32);
@@ -329,7 +346,7 @@ impl<F: FnMut(&Board)> Search<'_, F> {
                 let score = score_before + here.seams - cost;
                 if self.pinned_score + score > self.best {
                     self.improve(plan, state, level + 1);
-                    bound = self.max - self.best;
+                    bound = self.max.saturating_sub(self.best);
                     self.tighten(plan, bound);
                 }
                 if self.nodes >= mark {
@@ -390,6 +407,7 @@ impl<F: FnMut(&Board)> Search<'_, F> {
         let canonical = score(&board);
         if canonical > self.best {
             self.best = canonical;
+            self.best_board_score = canonical;
             (self.on_improvement)(&board);
             self.best_board = Some(board);
         }

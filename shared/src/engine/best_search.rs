@@ -41,9 +41,12 @@ impl Default for BestSearch {
 
 impl BestSearch {
     /// The backtracker's settings for one lease. A whole-tree run ignores
-    /// the lease's seed and budget: it is the strict (or capped) walk of
-    /// seed 0 for the job's total budget, without restarts, so it depends
-    /// on nothing but the puzzle and the settings.
+    /// the lease's seed, budget and score to beat: it is the strict (or
+    /// capped) walk of seed 0 for the job's total budget, without
+    /// restarts, so it depends on nothing but the puzzle and the settings.
+    /// A round searches only for boards above the lease's score to beat,
+    /// the job's best when it was leased: the job's rounds share one
+    /// bound instead of each starting from nothing.
     pub fn config(&self, lease: BestLease) -> BestConfig {
         if self.whole_tree {
             return BestConfig {
@@ -52,18 +55,20 @@ impl BestSearch {
                 ..BestConfig::default()
             };
         }
-        let (seed, budget) = (lease.seed, Some(lease.budget.max(1)));
+        let (seed, budget, beat) = (lease.seed, Some(lease.budget.max(1)), lease.beat);
         match self.max_breaks {
             None => BestConfig {
                 seed,
                 node_budget: budget,
                 time_limit: None,
+                beat,
                 ..BestConfig::break_tolerant(Duration::MAX, seed)
             },
             Some(cap) => BestConfig {
                 max_breaks: cap,
                 seed,
                 node_budget: budget,
+                beat,
                 ..BestConfig::default()
             },
         }

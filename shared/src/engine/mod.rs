@@ -296,6 +296,9 @@ pub struct Cut {
 pub struct BestLease {
     pub seed: u64,
     pub budget: u64,
+    /// The job's best score when the lease was given: the lease searches
+    /// only for better boards (see [`crate::backtrack::BestConfig::beat`]).
+    pub beat: u32,
 }
 
 /// What an engine implements to join e2. Each method is the engine's

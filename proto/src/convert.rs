@@ -366,4 +366,31 @@ mod tests {
             }
         );
     }
+
+    #[test]
+    fn a_best_assignment_carries_its_seed_budget_and_score_to_beat() {
+        let a = pb::Assignment {
+            lease: Some(pb::Lease::default()),
+            puzzle: Some(puzzle_to_wire(&puzzle())),
+            prefix: encode_prefix(&Vec::new()),
+            kind: Some(pb::assignment::Kind::Best(pb::BestTask {
+                node_budget: 500,
+                seed: 7,
+                search: None,
+                beat: 431,
+            })),
+            ..Default::default()
+        };
+        assert_eq!(
+            decode_assignment(&a).unwrap().kind,
+            TaskKind::Best {
+                lease: BestLease {
+                    seed: 7,
+                    budget: 500,
+                    beat: 431,
+                },
+                search: BestSearch::default(),
+            }
+        );
+    }
 }

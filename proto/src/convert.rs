@@ -343,19 +343,22 @@ mod tests {
         assert_eq!(search_from_wire(&search_to_wire(&round)).unwrap(), round);
     }
 
-    #[test]
-    fn an_assignment_without_a_kind_is_refused_by_name() {
-        let a = pb::Assignment {
+    /// An assignment of `puzzle()` at the empty prefix.
+    fn assignment(kind: Option<pb::assignment::Kind>) -> pb::Assignment {
+        pb::Assignment {
             lease: Some(pb::Lease::default()),
             puzzle: Some(puzzle_to_wire(&puzzle())),
             prefix: encode_prefix(&Vec::new()),
+            kind,
             ..Default::default()
-        };
+        }
+    }
+
+    #[test]
+    fn an_assignment_without_a_kind_is_refused_by_name() {
+        let a = assignment(None);
         assert_eq!(decode_assignment(&a).unwrap_err().field, "kind");
-        let a = pb::Assignment {
-            kind: Some(pb::assignment::Kind::Count(pb::CountTask::default())),
-            ..a
-        };
+        let a = assignment(Some(pb::assignment::Kind::Count(pb::CountTask::default())));
         let work = decode_assignment(&a).unwrap();
         assert_eq!(
             work.kind,
@@ -369,18 +372,12 @@ mod tests {
 
     #[test]
     fn a_best_assignment_carries_its_seed_budget_and_score_to_beat() {
-        let a = pb::Assignment {
-            lease: Some(pb::Lease::default()),
-            puzzle: Some(puzzle_to_wire(&puzzle())),
-            prefix: encode_prefix(&Vec::new()),
-            kind: Some(pb::assignment::Kind::Best(pb::BestTask {
-                node_budget: 500,
-                seed: 7,
-                search: None,
-                beat: 431,
-            })),
-            ..Default::default()
-        };
+        let a = assignment(Some(pb::assignment::Kind::Best(pb::BestTask {
+            node_budget: 500,
+            seed: 7,
+            search: None,
+            beat: 431,
+        })));
         assert_eq!(
             decode_assignment(&a).unwrap().kind,
             TaskKind::Best {

@@ -255,12 +255,12 @@ fn an_unknown_worker_must_register() {
     assert!(e.message().starts_with(e2_proto::UNKNOWN_WORKER));
 }
 
-/// The seed of the one assignment a lease hands out.
-fn take_best(l: &mut Ledger, w: &str, clock: Clock) -> (pb::Lease, u64) {
+/// The lease and the best task of the one assignment a lease hands out.
+fn take_best(l: &mut Ledger, w: &str, clock: Clock) -> (pb::Lease, pb::BestTask) {
     let (reply, _) = l.lease(w, 1, clock).unwrap();
     let a = &reply.assignments[0];
     match &a.kind {
-        Some(pb::assignment::Kind::Best(b)) => (a.lease.unwrap(), b.seed),
+        Some(pb::assignment::Kind::Best(b)) => (a.lease.unwrap(), b.clone()),
         other => panic!("not a best task: {other:?}"),
     }
 }
@@ -294,7 +294,7 @@ fn a_count_completion_adds_its_solutions_once_and_ends_the_job_with_its_last_tas
 #[test]
 fn a_best_round_goes_round_again_with_a_new_seed() {
     let (mut l, w, clock) = ledger_with_job(Mode::Best, BestSearch::default(), vec![prefix(0)]);
-    let (a, first_seed) = take_best(&mut l, &w, clock);
+    let (a, first) = take_best(&mut l, &w, clock);
     let (r, _) = l.complete(&completion(&w, a, 0), clock).unwrap();
     assert!(r.accepted, "{}", r.reason);
     let s = l.status(1, clock).unwrap();
@@ -309,26 +309,16 @@ fn a_best_round_goes_round_again_with_a_new_seed() {
         (0, 1, 10, None)
     );
     let later = clock.later(Duration::from_secs(1));
-    let (b, second_seed) = take_best(&mut l, &w, later);
+    let (b, second) = take_best(&mut l, &w, later);
     assert_eq!(b.task_id, a.task_id);
     assert_ne!(b.epoch, a.epoch);
-    assert_ne!(second_seed, first_seed);
+    assert_ne!(second.seed, first.seed);
     assert!(l.complete(&completion(&w, b, 0), later).unwrap().0.accepted);
     let tasks = l.ledger(1).unwrap();
     assert_eq!((tasks.len(), tasks[0].state.as_str()), (1, "ready"));
     assert_eq!((tasks[0].completions, tasks[0].nodes), (2, 20));
     let s = l.status(1, later).unwrap();
     assert_eq!((s.rounds_done, s.nodes, s.solutions), (2, 20, 0));
-}
-
-/// The score to beat of the one assignment a lease hands out.
-fn beat_of(l: &mut Ledger, w: &str, clock: Clock) -> (pb::Lease, u32) {
-    let (reply, _) = l.lease(w, 1, clock).unwrap();
-    let a = &reply.assignments[0];
-    match &a.kind {
-        Some(pb::assignment::Kind::Best(b)) => (a.lease.unwrap(), b.beat),
-        other => panic!("not a best task: {other:?}"),
-    }
 }
 
 #[test]
@@ -350,8 +340,8 @@ fn each_best_round_is_told_the_best_score_so_far_and_a_whole_tree_run_is_not() {
         let (mut l, w, clock) =
             ledger_with_job_on(&strip, Engine::Backtrack, Mode::Best, search, vec![vec![]]);
         let job = 1;
-        let (a, first) = beat_of(&mut l, &w, clock);
-        assert_eq!((a.job_id, first), (job, 0), "nothing found yet");
+        let (a, first) = take_best(&mut l, &w, clock);
+        assert_eq!((a.job_id, first.beat), (job, 0), "nothing found yet");
         let one_seam = pb::FoundBoard {
             codes: vec![0, 4, -1],
             claimed_score: 1,
@@ -366,8 +356,8 @@ fn each_best_round_is_told_the_best_score_so_far_and_a_whole_tree_run_is_not() {
             assert!(l.lease(&w, 1, clock).unwrap().0.assignments.is_empty());
             continue;
         }
-        let (_, next) = beat_of(&mut l, &w, clock.later(Duration::from_secs(1)));
-        assert_eq!(next, 1, "the next round must beat the job's best");
+        let (_, next) = take_best(&mut l, &w, clock.later(Duration::from_secs(1)));
+        assert_eq!(next.beat, 1, "the next round must beat the job's best");
     }
 }
 

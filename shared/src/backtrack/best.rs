@@ -174,8 +174,6 @@ struct Search<'a, F: FnMut(&Board)> {
     /// The score to beat: the best board's, or the one known elsewhere.
     best: u32,
     best_board: Option<Board>,
-    /// Canonical score of `best_board`.
-    best_board_score: u32,
     nodes: u64,
     started: Instant,
     stack: Stack,
@@ -233,7 +231,6 @@ impl Backtracker {
             max: max_score(plan.width, plan.height),
             best: pinned_score.max(config.beat),
             best_board: Some(pinned_board),
-            best_board_score: pinned_score,
             nodes: 0,
             started: Instant::now(),
             stack: Stack {
@@ -264,7 +261,8 @@ impl Backtracker {
             }
         };
         Ok(BestReport {
-            score: search.best_board_score,
+            // Not `best`, which may be the score to beat from elsewhere.
+            score: search.best_board.as_ref().map_or(0, score),
             board: search.best_board,
             nodes: search.nodes,
             runs,
@@ -407,7 +405,6 @@ impl<F: FnMut(&Board)> Search<'_, F> {
         let canonical = score(&board);
         if canonical > self.best {
             self.best = canonical;
-            self.best_board_score = canonical;
             (self.on_improvement)(&board);
             self.best_board = Some(board);
         }

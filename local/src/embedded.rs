@@ -182,15 +182,8 @@ async fn run_job(
         data_dir.unwrap_or_else(|| temp.as_ref().expect("temp dir").path().to_path_buf());
     std::fs::create_dir_all(&data_dir)
         .with_context(|| format!("cannot create {}", data_dir.display()))?;
-    // On loopback a heartbeat costs next to nothing, and it is what carries
-    // a split request to a running task: at the end of a count, when the
-    // queue is empty, a thread waits for its share of the last tasks for
-    // up to one heartbeat each time. So heartbeats come every second here
-    // (idle threads then ask for work every quarter second), not every
-    // five as across a network.
     let ledger = LedgerConfig {
         checkpoint: Duration::from_secs(10),
-        heartbeat: Duration::from_secs(1),
         ..LedgerConfig::default()
     };
     let (running, stop_server) = start_loopback(data_dir, ledger).await?;

@@ -23,22 +23,34 @@ use e2_shared::model::Puzzle;
 use e2_shared::order::FillOrder;
 use e2_shared::rng::Rng;
 use e2_shared::score::{max_score, score};
-use e2_shared::search::{Checkpoint, Control, Forced, Prefix, RunEnd, POLL_INTERVAL};
+use e2_shared::search::{Checkpoint, Control, Forced, Prefix, RunEnd};
 
 /// One puzzle of the suite.
 struct Case {
     name: &'static str,
     puzzle: Puzzle,
-    /// Long enough (in nodes, for every engine) that a run polls its
-    /// [`Control`] many times: the stop and split tests use only these.
-    long: bool,
+    /// The engines that run it (a case sized for one engine's poll
+    /// interval can take another far longer).
+    engines: &'static [Engine],
+    /// The engines for which it is long enough (in nodes) that a run polls
+    /// its [`Control`] many times ([`Engine::poll_interval`]): the stop and
+    /// split tests use only these.
+    long: &'static [Engine],
 }
 
-fn generated(name: &'static str, spec: GenSpec, long: bool) -> Case {
+const EVERY: &[Engine] = &Engine::ALL;
+
+fn generated(
+    name: &'static str,
+    spec: GenSpec,
+    engines: &'static [Engine],
+    long: &'static [Engine],
+) -> Case {
     let g = generate(&spec).unwrap_or_else(|e| panic!("{name}: {e}"));
     Case {
         name,
         puzzle: g.puzzle,
+        engines,
         long,
     }
 }
@@ -53,21 +65,44 @@ fn cases() -> Vec<Case> {
     let repeated = generated(
         "5x5 with repeated pieces",
         spec(5, 4, 1, Layout::None, 1),
-        true,
+        EVERY,
+        EVERY,
     );
     let g = generate(&spec(5, 4, 1, Layout::None, 1)).unwrap();
     assert!(
         g.duplicate_pieces > 0,
         "the repeated-pieces case repeats none"
     );
+    let six = spec(5, 6, 2, Layout::None, 2);
+    assert_eq!(
+        generate(&six).unwrap().duplicate_pieces,
+        0,
+        "the six-colour case must have distinct pieces, to run the open-node walk"
+    );
     vec![
-        generated("5x5, no hints", spec(5, 7, 2, Layout::None, 1), true),
+        generated(
+            "5x5, no hints",
+            spec(5, 7, 2, Layout::None, 1),
+            EVERY,
+            &[Engine::Dlx],
+        ),
         generated(
             "6x6, official hints",
             spec(6, 7, 2, Layout::Official5, 1),
-            false,
+            EVERY,
+            &[],
         ),
         repeated,
+        // The backtracker's counting walk on distinct pieces (the open-node
+        // walk) polls every `OPEN_POLL_INTERVAL` nodes: this tree is long
+        // enough for it (about 1.2 M nodes), and ten times DLX's tree of
+        // the seven-colour case, so DLX leaves it out.
+        generated(
+            "5x5, six colours",
+            six,
+            &[Engine::Backtrack],
+            &[Engine::Backtrack],
+        ),
     ]
 }
 
@@ -108,7 +143,7 @@ fn to_end(engine: Engine, puzzle: &Puzzle, prefix: &Prefix, limits: &Limits<'_>)
 /// Runs `check` on every engine and case, naming them on failure.
 fn every(check: impl Fn(Engine, &Case)) {
     for case in cases() {
-        for engine in Engine::ALL {
+        for &engine in case.engines {
             if engine.can(Ask::Count) {
                 check(engine, &case);
             }
@@ -261,12 +296,15 @@ fn prefix_counts_at_several_depths_sum_to_the_whole() {
 /// Every long case, for the tests that need a run to poll its control.
 fn every_long(check: impl Fn(Engine, &Case, &CountReport)) {
     every(|engine, case| {
-        if !case.long {
+        if !case.long.contains(&engine) {
             return;
         }
         let total = whole(engine, &case.puzzle, &root());
+        // The interval is the longest the engine goes without polling (a
+        // walk may poll more often): past twice that, every run from the
+        // root polls at least twice.
         assert!(
-            total.nodes > 4 * POLL_INTERVAL,
+            total.nodes > 2 * engine.poll_interval(),
             "{engine} {}: {} nodes is too few to poll the control",
             case.name,
             total.nodes
@@ -290,12 +328,13 @@ fn splits_requested_at_every_checkpoint_lose_and_duplicate_nothing() {
             );
             tasks += 1;
             let control = Control::new();
+            let poll = engine.poll_interval();
             // Ask at the first poll and after each checkpoint, so that
             // subtasks are cut at several depths.
             control.request_split();
             let limits = Limits {
-                max_nodes: Some(3 * POLL_INTERVAL),
-                checkpoint_every: Some(POLL_INTERVAL + rng.below(POLL_INTERVAL)),
+                max_nodes: Some(3 * poll),
+                checkpoint_every: Some(poll + rng.below(poll)),
                 control: Some(&control),
             };
             let subtree = Subtree::new(puzzle, &prefix);
@@ -528,7 +567,7 @@ fn engine_checkpoint(engine: Engine, puzzle: &Puzzle, prefix: &Prefix) -> Checkp
 fn the_first_solution_is_a_perfect_board_honouring_the_hints() {
     for case in cases() {
         let puzzle = &case.puzzle;
-        for engine in Engine::ALL.into_iter().filter(|e| e.can(Ask::First)) {
+        for &engine in case.engines.iter().filter(|e| e.can(Ask::First)) {
             let root = root();
             let report = engine
                 .first(&Subtree::new(puzzle, &root), &Limits::none())

@@ -39,6 +39,13 @@
 //! walk, to the node (a test holds them equal), and the open walk never
 //! polls itself.
 //!
+//! Because each poll is such a hand-over, the open walk polls eight times
+//! less often than the masked walk ([`OPEN_POLL_INTERVAL`] nodes rather
+//! than [`crate::search::POLL_INTERVAL`]); the budget's end and the
+//! periodic checkpoints are marks in both walks, so they still fall on the
+//! same nodes. Only the node at which an asynchronous stop or split request
+//! is heard moves, and that node was never fixed.
+//!
 //! It runs counts on sets whose classes each hold one piece (every real
 //! set: the free word is then the whole stock) and that have masks. Sets
 //! that repeat pieces, and visitors that must see each board, keep the
@@ -50,7 +57,7 @@ use super::plan::Plan;
 use super::poll::Driver;
 use super::state::{Counters, Frame, SearchState};
 use super::walk::{lay_frames, masked_leg, sync_runs, write_stock, Entry, Leg};
-use crate::search::{Checkpoint, RunEnd};
+use crate::search::{Checkpoint, RunEnd, OPEN_POLL_INTERVAL};
 
 /// Bits of an open node's `key` that index the run; the level sits above.
 const KEY_BITS: u32 = 24;
@@ -205,7 +212,9 @@ fn walk_legs<F: FnMut(&Checkpoint), const TWICE: bool>(
     // A resumed path has its runs from a replay; a leg yields its frames.
     let mut laid = false;
     loop {
-        let mark = driver.next_mark(counters.nodes).max(counters.nodes + 1);
+        let mark = driver
+            .next_mark_every(counters.nodes, OPEN_POLL_INTERVAL)
+            .max(counters.nodes + 1);
         let top = lay::<TWICE>(plan, masks, state, leaf, entry, laid, counters);
         // A node adds at most `most_turns` to the count, so below this
         // the count cannot pass the mark before the next pop.

@@ -1,7 +1,8 @@
 //! Polling: how a running walk hears its driver without slowing down.
 //!
 //! The walk compares its node count with one precomputed mark per node;
-//! only at the mark (the next of: [`POLL_INTERVAL`] nodes, the budget, the
+//! only at the mark (the next of: [`POLL_INTERVAL`] nodes, or
+//! [`crate::search::OPEN_POLL_INTERVAL`] in the open-node walk; the budget; the
 //! next periodic checkpoint) does it call [`Driver::poll`], which reads the
 //! stop and split requests, enforces the budget and hands out checkpoints.
 //! The stop and split flags are atomics in [`crate::search::Control`], so
@@ -48,8 +49,16 @@ impl<'a, F: FnMut(&Checkpoint)> Driver<'a, F> {
         }
     }
 
+    /// The next mark of a walk that polls every [`POLL_INTERVAL`] nodes.
     pub(crate) fn next_mark(&self, nodes: u64) -> u64 {
-        (nodes + POLL_INTERVAL)
+        self.next_mark_every(nodes, POLL_INTERVAL)
+    }
+
+    /// The next mark of a walk that polls every `interval` nodes: the
+    /// budget's end and the next checkpoint are marks whatever the interval,
+    /// so checkpoints and budget stops fall on the same nodes in every walk.
+    pub(crate) fn next_mark_every(&self, nodes: u64, interval: u64) -> u64 {
+        (nodes + interval)
             .min(self.budget_end)
             .min(self.next_checkpoint)
     }

@@ -90,7 +90,8 @@ pub struct SolveArgs {
     pub order: Option<String>,
     /// Most unmatched seams a board may carry: 0 is strict DFS (every
     /// placed seam matches), K a flat cap of K breaks. Default: the tuned
-    /// break-tolerant search (strict early, then a ramp of breaks).
+    /// break-tolerant search (strict early, then a ramp of breaks; half
+    /// the rounds restart below the best board's first rows).
     #[arg(long, value_name = "K")]
     pub max_breaks: Option<u32>,
     /// Keep the job in this sled directory (resumable). Default: temporary.

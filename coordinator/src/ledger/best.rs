@@ -2,7 +2,10 @@
 //!
 //! A best job cycles over the depth-1 prefixes of its own fill order, each
 //! lease one round of a node budget with a new seed, for variety: a round
-//! over puts its prefix back in line. Each lease carries the job's best
+//! over puts its prefix back in line. Half the rounds of the tuned search
+//! start instead from the first cells of the job's best board so far
+//! (`BestSearch::round_start` says which and how deep), so that what one
+//! worker found, every worker builds on. Each lease carries the job's best
 //! score when it was given, and searches only for better boards: one round
 //! does not spend its budget rediscovering what another has found, and its
 //! break schedule starts as tight as the job's best allows (README,
@@ -14,6 +17,7 @@
 
 use e2_proto::pb;
 use e2_shared::engine::{Ask, BestSearch, Engine};
+use e2_shared::search::Prefix;
 use e2_shared::{Error, Puzzle};
 
 use super::policy::{finish_task, Completion, JobPolicy, PlanAsk, Planned};
@@ -70,6 +74,23 @@ impl JobPolicy for Rounds {
         } else {
             prefixes
         }))
+    }
+
+    /// The round's seed decides whether it starts from the job's best
+    /// board (a board the coordinator checked when it was reported).
+    fn lease_prefix(&self, job: &Job, task: &TaskRecord) -> Prefix {
+        let seed = round_seed(job.rec.id, task.id, task.round);
+        let best = job
+            .best
+            .values()
+            .next()
+            .and_then(|doc| e2_shared::formats::boarddoc::read(doc).ok())
+            .map(|input| input.board);
+        // Stored as checked at submission, so it decodes.
+        e2_proto::search_from_wire(&job.rec.search.to_wire())
+            .ok()
+            .and_then(|search| search.round_start(&job.puzzle, best.as_ref(), seed))
+            .unwrap_or_else(|| task.prefix.clone())
     }
 
     /// Every round searches for boards above the job's best so far, so

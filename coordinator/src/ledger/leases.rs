@@ -96,6 +96,7 @@ impl Ledger {
             let tid = job.ready.remove(at).expect("job with work");
             let engine = job.engine_of(&job.tasks[&tid]);
             let wire = job.wire_of(&job.tasks[&tid]).clone();
+            let prefix = policy.lease_prefix(job, &job.tasks[&tid]);
             let task = job.tasks.get_mut(&tid).expect("ready task exists");
             task.leases += 1;
             writes.tasks.push(task.clone());
@@ -110,7 +111,7 @@ impl Ledger {
                 lease: Some(lease),
                 engine: e2_proto::engine_to_wire(engine) as i32,
                 puzzle: Some(wire),
-                prefix: e2_proto::encode_prefix(&task.prefix),
+                prefix: e2_proto::encode_prefix(&prefix),
                 kind: Some(policy.assignment(&job.rec, task, &self.config)),
             });
             job.leased.insert(

@@ -47,6 +47,12 @@ pub(super) trait JobPolicy: Sync {
         ask: &PlanAsk,
     ) -> Result<Planned, Error>;
 
+    /// The subtree one lease of `task` searches: the task's own prefix,
+    /// unless the kind starts its leases elsewhere.
+    fn lease_prefix(&self, _job: &Job, task: &TaskRecord) -> Prefix {
+        task.prefix.clone()
+    }
+
     /// What one lease of `task` asks the worker to do.
     fn assignment(
         &self,

@@ -362,6 +362,70 @@ fn each_best_round_is_told_the_best_score_so_far_and_a_whole_tree_run_is_not() {
 }
 
 #[test]
+fn half_the_rounds_start_from_the_jobs_best_board_once_there_is_one() {
+    let g = e2_shared::generator::generate(&e2_shared::generator::GenSpec::square(8, 3)).unwrap();
+    let first_cell = vec![Forced {
+        pos: 0,
+        piece: g.solution.placements.as_ref().unwrap()[0].unwrap().piece,
+        rot: g.solution.placements.as_ref().unwrap()[0].unwrap().rot,
+    }];
+    let (mut l, w, mut clock) = ledger_with_job_on(
+        &g.puzzle,
+        Engine::Backtrack,
+        Mode::Best,
+        BestSearch::default(),
+        vec![first_cell.clone()],
+    );
+    let round = |l: &mut Ledger, clock: Clock, boards: Vec<pb::FoundBoard>| {
+        let (reply, _) = l.lease(&w, 1, clock).unwrap();
+        let a = reply.assignments[0].clone();
+        let done = pb::CompleteRequest {
+            boards,
+            ..completion(&w, a.lease.unwrap(), 0)
+        };
+        assert!(l.complete(&done, clock).unwrap().0.accepted);
+        e2_proto::decode_prefix(&a.prefix).unwrap()
+    };
+    // Nothing found yet: every round starts from its task.
+    for _ in 0..10 {
+        clock = clock.later(Duration::from_millis(10));
+        assert_eq!(round(&mut l, clock, vec![]), first_cell);
+    }
+    // The solution with two interior pieces swapped: not the maximum, so
+    // the job goes on.
+    let mut codes = g.solution.codes().unwrap();
+    codes.swap(9, 18);
+    let found = pb::FoundBoard {
+        codes: codes.clone(),
+        claimed_score: 0,
+    };
+    clock = clock.later(Duration::from_millis(10));
+    round(&mut l, clock, vec![found]);
+    let (mut from_best, mut from_task) = (0, 0);
+    for _ in 0..60 {
+        clock = clock.later(Duration::from_millis(10));
+        let prefix = round(&mut l, clock, vec![]);
+        if prefix == first_cell {
+            from_task += 1;
+            continue;
+        }
+        from_best += 1;
+        // 150..190 cells of 256, scaled to 64, in row-major order.
+        assert!((38..=48).contains(&prefix.len()), "{}", prefix.len());
+        for (k, f) in prefix.iter().enumerate() {
+            assert_eq!(
+                (f.pos, f.piece * 4 + f.rot as usize),
+                (k, codes[k] as usize)
+            );
+        }
+    }
+    assert!(
+        from_best >= 15 && from_task >= 15,
+        "{from_best} from the best board, {from_task} from the task"
+    );
+}
+
+#[test]
 fn a_whole_tree_best_job_ends_with_its_one_run_and_counts_no_solutions() {
     let search = BestSearch {
         whole_tree: true,

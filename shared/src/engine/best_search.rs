@@ -4,16 +4,41 @@
 //! The coordinator checks and stores these settings, the worker turns them
 //! into a run: both read them here, so neither depends on the other. Their
 //! wire form lives in the proto crate.
+//!
+//! A round either starts afresh (its task's prefix, a new shuffle) or, half
+//! the time, from the job's best board: its first cells in the fill order,
+//! between 150 and 190 of 256, are kept and the round searches below them
+//! for a better board ([`BestSearch::round_start`]). A board's score is
+//! decided in its last rows, by how well the pieces left after the early
+//! rows fit one another; the best board's early rows are a start known to
+//! leave a good remainder, and changing the rows just above the ones that
+//! decide tries its neighbours instead of another random start. Restarts
+//! alone spend every round on a new random basin; this pools what the
+//! rounds have found, on one machine or on many (README, "Benchmarks", has
+//! the measured gain).
 
 use std::time::Duration;
 
 use crate::backtrack::BestConfig;
 use crate::error::Result;
-use crate::model::Puzzle;
+use crate::model::{Board, Puzzle};
 use crate::order::FillOrder;
-use crate::search::Prefix;
+use crate::rng::Rng;
+use crate::search::{Forced, Prefix};
 
 use super::{BestLease, Engine, COUNT_ORDER};
+
+/// The share of a best job's rounds (in percent) that restart from its best
+/// board ([`BestSearch::round_start`]).
+pub const ELITE_PERCENT: u64 = 50;
+
+/// The range of cells (fill order, for 256 cells; scaled to the board)
+/// such a round keeps from the best board.
+pub const ELITE_DEPTHS: (u32, u32) = (150, 190);
+
+/// The random stream of the restart choice, apart from the search's own
+/// shuffles (streams 0, 1, ... of the same seed).
+const ELITE_STREAM: u64 = 0x45_4C49_5445;
 
 /// A best job's search settings, decoded and checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,6 +99,48 @@ impl BestSearch {
         }
     }
 
+    /// Where the round of `seed` starts, given the job's best board so far:
+    /// `Some(prefix)` keeps the board's first cells (hints aside) in the
+    /// fill order, `None` starts from the task's own prefix. Half the
+    /// rounds (drawn from `seed`) restart so; never a whole-tree job, a
+    /// strict or capped search (measured with the tuned search only), or
+    /// a board without piece identities. The kept depth is drawn between
+    /// [`ELITE_DEPTHS`] (given for 256 cells, scaled), and stops early at
+    /// the first empty cell of a partial board.
+    pub fn round_start(&self, puzzle: &Puzzle, best: Option<&Board>, seed: u64) -> Option<Prefix> {
+        if self.whole_tree || self.max_breaks.is_some() {
+            return None;
+        }
+        let placements = best?.placements.as_ref()?;
+        let cells = puzzle.width * puzzle.height;
+        if placements.len() != cells {
+            return None;
+        }
+        let mut rng = Rng::fork(seed, ELITE_STREAM);
+        if rng.below(100) >= ELITE_PERCENT {
+            return None;
+        }
+        let scale = |d: u32| (u64::from(d) * cells as u64).div_ceil(256);
+        let (low, high) = (scale(ELITE_DEPTHS.0), scale(ELITE_DEPTHS.1));
+        let keep = (low + rng.below(high - low + 1)) as usize;
+        let hints: Vec<usize> = puzzle.hints.iter().map(|h| h.pos).collect();
+        let prefix: Prefix = self
+            .order
+            .cells(puzzle.width, puzzle.height, &hints)
+            .into_iter()
+            .filter(|pos| !hints.contains(pos))
+            .take(keep)
+            .map_while(|pos| {
+                placements[pos].map(|p| Forced {
+                    pos,
+                    piece: p.piece,
+                    rot: p.rot,
+                })
+            })
+            .collect();
+        (!prefix.is_empty()).then_some(prefix)
+    }
+
     /// The prefixes of `depth` placements a best job is cut into, in its
     /// own fill order (a prefix means "the first cells of the walk" only
     /// under the order that made it). A whole-tree job is one task, the
@@ -83,5 +150,100 @@ impl BestSearch {
             return Ok(vec![Vec::new()]);
         }
         engine.prefixes(puzzle, self.order, depth)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generator::{generate, GenSpec};
+    use crate::layouts::Layout;
+
+    fn puzzle_and_board(size: usize, layout: Layout) -> (Puzzle, Board) {
+        let g = generate(&GenSpec {
+            layout,
+            ..GenSpec::square(size, 5)
+        })
+        .unwrap();
+        (g.puzzle, g.solution)
+    }
+
+    #[test]
+    fn half_the_rounds_keep_the_best_boards_first_cells_in_fill_order() {
+        let (puzzle, board) = puzzle_and_board(16, Layout::Official5);
+        let hints: Vec<usize> = puzzle.hints.iter().map(|h| h.pos).collect();
+        assert!(!hints.is_empty());
+        let search = BestSearch::default();
+        let walk: Vec<usize> = search
+            .order
+            .cells(16, 16, &hints)
+            .into_iter()
+            .filter(|p| !hints.contains(p))
+            .collect();
+        let placements = board.placements.as_ref().unwrap();
+        let (mut restarts, mut kept) = (0, std::collections::BTreeSet::new());
+        for seed in 0..400 {
+            let Some(prefix) = search.round_start(&puzzle, Some(&board), seed) else {
+                continue;
+            };
+            restarts += 1;
+            kept.insert(prefix.len());
+            assert!((150..=190).contains(&prefix.len()), "{}", prefix.len());
+            for (f, &pos) in prefix.iter().zip(&walk) {
+                let p = placements[pos].unwrap();
+                assert_eq!((f.pos, f.piece, f.rot), (pos, p.piece, p.rot));
+            }
+            // The worker's backtracker takes it as the round's subtree.
+            crate::backtrack::Backtracker::new(&puzzle, search.order, &prefix).unwrap();
+        }
+        assert!((150..=250).contains(&restarts), "{restarts} of 400");
+        assert!(kept.len() > 20, "depths drawn: {kept:?}");
+        // The same seed always decides the same way.
+        assert_eq!(
+            search.round_start(&puzzle, Some(&board), 7),
+            search.round_start(&puzzle, Some(&board), 7)
+        );
+    }
+
+    #[test]
+    fn the_kept_depth_scales_and_stops_at_a_partial_boards_first_gap() {
+        let (puzzle, board) = puzzle_and_board(8, Layout::None);
+        let search = BestSearch::default();
+        let lengths: Vec<usize> = (0..200)
+            .filter_map(|s| search.round_start(&puzzle, Some(&board), s))
+            .map(|p| p.len())
+            .collect();
+        // 150..190 of 256, scaled to 64 cells.
+        assert!(lengths.iter().all(|l| (38..=48).contains(l)), "{lengths:?}");
+        let mut partial = board.clone();
+        partial.placements.as_mut().unwrap()[20] = None;
+        partial.cells[20] = None;
+        for seed in 0..50 {
+            if let Some(p) = search.round_start(&puzzle, Some(&partial), seed) {
+                assert_eq!(p.len(), 20);
+            }
+        }
+    }
+
+    #[test]
+    fn no_restart_from_a_board_without_it_or_outside_the_tuned_search() {
+        let (puzzle, board) = puzzle_and_board(8, Layout::None);
+        let strict = BestSearch {
+            max_breaks: Some(0),
+            ..BestSearch::default()
+        };
+        let whole = BestSearch {
+            whole_tree: true,
+            ..BestSearch::default()
+        };
+        let mut edges_only = board.clone();
+        edges_only.placements = None;
+        for seed in 0..100 {
+            assert_eq!(strict.round_start(&puzzle, Some(&board), seed), None);
+            assert_eq!(whole.round_start(&puzzle, Some(&board), seed), None);
+            let tuned = BestSearch::default();
+            assert_eq!(tuned.round_start(&puzzle, None, seed), None);
+            assert_eq!(tuned.round_start(&puzzle, Some(&edges_only), seed), None);
+        }
     }
 }

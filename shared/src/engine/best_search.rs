@@ -100,13 +100,14 @@ impl BestSearch {
     }
 
     /// Where the round of `seed` starts, given the job's best board so far:
-    /// `Some(prefix)` keeps the board's first cells (hints aside) in the
-    /// fill order, `None` starts from the task's own prefix. Half the
-    /// rounds (drawn from `seed`) restart so; never a whole-tree job, a
-    /// strict or capped search (measured with the tuned search only), or
-    /// a board without piece identities. The kept depth is drawn between
-    /// [`ELITE_DEPTHS`] (given for 256 cells, scaled), and stops early at
-    /// the first empty cell of a partial board.
+    /// `Some(prefix)` keeps the board's cells above a depth of the fill
+    /// order (hint cells stay pinned as hints), `None` starts from the
+    /// task's own prefix. Half the rounds (drawn from `seed`) restart so;
+    /// never a whole-tree job, a strict or capped search (measured with
+    /// the tuned search only), or a board without piece identities. The
+    /// depth is drawn between [`ELITE_DEPTHS`] (given for 256 cells,
+    /// scaled), and the prefix stops early at the first empty cell of a
+    /// partial board.
     pub fn round_start(&self, puzzle: &Puzzle, best: Option<&Board>, seed: u64) -> Option<Prefix> {
         if self.whole_tree || self.max_breaks.is_some() {
             return None;
@@ -124,12 +125,15 @@ impl BestSearch {
         let (low, high) = (scale(ELITE_DEPTHS.0), scale(ELITE_DEPTHS.1));
         let keep = (low + rng.below(high - low + 1)) as usize;
         let hints: Vec<usize> = puzzle.hints.iter().map(|h| h.pos).collect();
+        // Depths count every cell of the walk, hints too, as the break
+        // schedule's do: the kept cells end before its ramp starts, and a
+        // board with many hints still has its last rows searched.
         let prefix: Prefix = self
             .order
             .cells(puzzle.width, puzzle.height, &hints)
             .into_iter()
-            .filter(|pos| !hints.contains(pos))
             .take(keep)
+            .filter(|pos| !hints.contains(pos))
             .map_while(|pos| {
                 placements[pos].map(|p| Forced {
                     pos,
@@ -174,10 +178,10 @@ mod tests {
         let hints: Vec<usize> = puzzle.hints.iter().map(|h| h.pos).collect();
         assert!(!hints.is_empty());
         let search = BestSearch::default();
-        let walk: Vec<usize> = search
-            .order
-            .cells(16, 16, &hints)
-            .into_iter()
+        let walk = search.order.cells(16, 16, &hints);
+        let free: Vec<usize> = walk
+            .iter()
+            .copied()
             .filter(|p| !hints.contains(p))
             .collect();
         let placements = board.placements.as_ref().unwrap();
@@ -187,9 +191,15 @@ mod tests {
                 continue;
             };
             restarts += 1;
-            kept.insert(prefix.len());
-            assert!((150..=190).contains(&prefix.len()), "{}", prefix.len());
-            for (f, &pos) in prefix.iter().zip(&walk) {
+            // The depth counts the hint cells above it (none of the
+            // official five lies at depth 149..190 of the row scan).
+            let last = prefix.last().unwrap().pos;
+            let depth = walk.iter().position(|&p| p == last).unwrap() + 1;
+            assert!((150..=190).contains(&depth), "{depth}");
+            let hints_above = walk[..depth].iter().filter(|p| hints.contains(p)).count();
+            assert_eq!(prefix.len(), depth - hints_above);
+            kept.insert(depth);
+            for (f, &pos) in prefix.iter().zip(&free) {
                 let p = placements[pos].unwrap();
                 assert_eq!((f.pos, f.piece, f.rot), (pos, p.piece, p.rot));
             }

@@ -80,16 +80,17 @@ impl JobPolicy for Rounds {
     /// board (a board the coordinator checked when it was reported).
     fn lease_prefix(&self, job: &Job, task: &TaskRecord) -> Prefix {
         let seed = round_seed(job.rec.id, task.id, task.round);
-        let best = job
-            .best
-            .values()
-            .next()
-            .and_then(|doc| e2_shared::formats::boarddoc::read(doc).ok())
-            .map(|input| input.board);
+        // Read only for the rounds that restart from it.
+        let best = || {
+            let doc = job.best.values().next()?;
+            e2_shared::formats::boarddoc::read(doc)
+                .ok()
+                .map(|input| input.board)
+        };
         // Stored as checked at submission, so it decodes.
         e2_proto::search_from_wire(&job.rec.search.to_wire())
             .ok()
-            .and_then(|search| search.round_start(&job.puzzle, best.as_ref(), seed))
+            .and_then(|search| search.round_start(&job.puzzle, seed, best))
             .unwrap_or_else(|| task.prefix.clone())
     }
 

@@ -33,6 +33,12 @@ use crate::rng::Rng;
 use crate::score::{max_score, score};
 use crate::search::{Control, RunEnd, POLL_INTERVAL};
 
+/// A depth given for a 256-cell board (the official size the settings were
+/// tuned on), scaled to a board of `cells`, rounded to the nearest cell.
+pub fn scale_depth(depth: u32, cells: usize) -> u32 {
+    ((u64::from(depth) * cells as u64 + 128) / 256) as u32
+}
+
 /// When breaks become allowed, by depth (a cell's index in the fill order).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BreakSchedule {
@@ -54,7 +60,7 @@ impl BreakSchedule {
 
     /// Breaks allowed at `depth` on a board of `cells`, before the cap.
     pub fn allowed(&self, depth: u32, cells: usize, cap: u32) -> u32 {
-        let scale = |d: u32| ((u64::from(d) * cells as u64 + 128) / 256) as u32;
+        let scale = |d: u32| scale_depth(d, cells);
         let allowed = match self {
             BreakSchedule::Flat => cap,
             BreakSchedule::Depths(depths) => {

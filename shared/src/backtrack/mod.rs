@@ -59,7 +59,7 @@ mod state;
 mod tables;
 mod walk;
 
-pub use best::{BestConfig, BestReport, BreakSchedule};
+pub use best::{scale_depth, BestConfig, BestReport, BreakSchedule};
 
 use crate::error::{Error, Result};
 use crate::estimate::{knuth, Estimate, Probes};

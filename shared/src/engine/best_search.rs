@@ -19,7 +19,7 @@
 
 use std::time::Duration;
 
-use crate::backtrack::BestConfig;
+use crate::backtrack::{scale_depth, BestConfig};
 use crate::error::Result;
 use crate::model::{Board, Puzzle};
 use crate::order::FillOrder;
@@ -99,31 +99,40 @@ impl BestSearch {
         }
     }
 
-    /// Where the round of `seed` starts, given the job's best board so far:
+    /// Where the round of `seed` starts, given the job's best board so far
+    /// (`best` is asked only for the rounds that restart from it):
     /// `Some(prefix)` keeps the board's cells above a depth of the fill
     /// order (hint cells stay pinned as hints), `None` starts from the
     /// task's own prefix. Half the rounds (drawn from `seed`) restart so;
     /// never a whole-tree job, a strict or capped search (measured with
     /// the tuned search only), or a board without piece identities. The
     /// depth is drawn between [`ELITE_DEPTHS`] (given for 256 cells,
-    /// scaled), and the prefix stops early at the first empty cell of a
-    /// partial board.
-    pub fn round_start(&self, puzzle: &Puzzle, best: Option<&Board>, seed: u64) -> Option<Prefix> {
+    /// scaled as the break schedule's depths are), and the prefix stops
+    /// early at the first empty cell of a partial board.
+    pub fn round_start(
+        &self,
+        puzzle: &Puzzle,
+        seed: u64,
+        best: impl FnOnce() -> Option<Board>,
+    ) -> Option<Prefix> {
         if self.whole_tree || self.max_breaks.is_some() {
-            return None;
-        }
-        let placements = best?.placements.as_ref()?;
-        let cells = puzzle.width * puzzle.height;
-        if placements.len() != cells {
             return None;
         }
         let mut rng = Rng::fork(seed, ELITE_STREAM);
         if rng.below(100) >= ELITE_PERCENT {
             return None;
         }
-        let scale = |d: u32| (u64::from(d) * cells as u64).div_ceil(256);
-        let (low, high) = (scale(ELITE_DEPTHS.0), scale(ELITE_DEPTHS.1));
+        let cells = puzzle.width * puzzle.height;
+        let (low, high) = (
+            u64::from(scale_depth(ELITE_DEPTHS.0, cells)),
+            u64::from(scale_depth(ELITE_DEPTHS.1, cells)),
+        );
         let keep = (low + rng.below(high - low + 1)) as usize;
+        let board = best()?;
+        let placements = board.placements.as_ref()?;
+        if placements.len() != cells {
+            return None;
+        }
         let hints: Vec<usize> = puzzle.hints.iter().map(|h| h.pos).collect();
         // Depths count every cell of the walk, hints too, as the break
         // schedule's do: the kept cells end before its ramp starts, and a
@@ -187,7 +196,7 @@ mod tests {
         let placements = board.placements.as_ref().unwrap();
         let (mut restarts, mut kept) = (0, std::collections::BTreeSet::new());
         for seed in 0..400 {
-            let Some(prefix) = search.round_start(&puzzle, Some(&board), seed) else {
+            let Some(prefix) = search.round_start(&puzzle, seed, || Some(board.clone())) else {
                 continue;
             };
             restarts += 1;
@@ -210,8 +219,8 @@ mod tests {
         assert!(kept.len() > 20, "depths drawn: {kept:?}");
         // The same seed always decides the same way.
         assert_eq!(
-            search.round_start(&puzzle, Some(&board), 7),
-            search.round_start(&puzzle, Some(&board), 7)
+            search.round_start(&puzzle, 7, || Some(board.clone())),
+            search.round_start(&puzzle, 7, || Some(board.clone()))
         );
     }
 
@@ -220,7 +229,7 @@ mod tests {
         let (puzzle, board) = puzzle_and_board(8, Layout::None);
         let search = BestSearch::default();
         let lengths: Vec<usize> = (0..200)
-            .filter_map(|s| search.round_start(&puzzle, Some(&board), s))
+            .filter_map(|s| search.round_start(&puzzle, s, || Some(board.clone())))
             .map(|p| p.len())
             .collect();
         // 150..190 of 256, scaled to 64 cells.
@@ -229,7 +238,7 @@ mod tests {
         partial.placements.as_mut().unwrap()[20] = None;
         partial.cells[20] = None;
         for seed in 0..50 {
-            if let Some(p) = search.round_start(&puzzle, Some(&partial), seed) {
+            if let Some(p) = search.round_start(&puzzle, seed, || Some(partial.clone())) {
                 assert_eq!(p.len(), 20);
             }
         }
@@ -249,11 +258,20 @@ mod tests {
         let mut edges_only = board.clone();
         edges_only.placements = None;
         for seed in 0..100 {
-            assert_eq!(strict.round_start(&puzzle, Some(&board), seed), None);
-            assert_eq!(whole.round_start(&puzzle, Some(&board), seed), None);
+            assert_eq!(
+                strict.round_start(&puzzle, seed, || Some(board.clone())),
+                None
+            );
+            assert_eq!(
+                whole.round_start(&puzzle, seed, || Some(board.clone())),
+                None
+            );
             let tuned = BestSearch::default();
-            assert_eq!(tuned.round_start(&puzzle, None, seed), None);
-            assert_eq!(tuned.round_start(&puzzle, Some(&edges_only), seed), None);
+            assert_eq!(tuned.round_start(&puzzle, seed, || None), None);
+            assert_eq!(
+                tuned.round_start(&puzzle, seed, || Some(edges_only.clone())),
+                None
+            );
         }
     }
 }

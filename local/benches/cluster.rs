@@ -1,9 +1,12 @@
-//! `cargo bench -p e2-local --bench cluster [-- PUZZLE.json]`: the
-//! coordinator's task throughput and the wall time of one count with 1 and
-//! 2 workers (see `e2_local::bench`). Default puzzle: Brendan's set-1
-//! 5x5 from shared/data.
+//! `cargo bench -p e2-local --bench cluster [-- PUZZLE.json] [-- dlx]`:
+//! the coordinator's task throughput and the wall time of one count with 1
+//! and 2 workers (see `e2_local::bench`). Default: the backtracker on clue
+//! puzzle 1 from shared/data (3.2 G nodes, about half a minute on one
+//! core: enough work for the second worker to show); `dlx` counts with
+//! the DLX engine instead.
 
 use e2_local::bench::{cluster, BenchOptions};
+use e2_shared::engine::Engine;
 
 fn main() -> anyhow::Result<()> {
     let path = std::env::args()
@@ -12,7 +15,7 @@ fn main() -> anyhow::Result<()> {
         .unwrap_or_else(|| {
             concat!(
                 env!("CARGO_MANIFEST_DIR"),
-                "/../../shared/data/brendan/s1_05x05.json"
+                "/../../shared/data/clue_puzzles/clue1.json"
             )
             .to_string()
         });
@@ -27,7 +30,15 @@ fn main() -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let report = runtime.block_on(cluster(&puzzle, &BenchOptions::default()))?;
+    let options = BenchOptions {
+        engine: if std::env::args().any(|a| a == "dlx") {
+            Engine::Dlx
+        } else {
+            Engine::Backtrack
+        },
+        ..BenchOptions::default()
+    };
+    let report = runtime.block_on(cluster(&puzzle, &options))?;
     print!("{report}");
     Ok(())
 }

@@ -1,4 +1,5 @@
-//! `e2 bench cluster`: what the coordinator costs and what workers buy.
+//! `cargo bench -p e2-local --bench cluster`: what the coordinator costs
+//! and what workers buy.
 //!
 //! Two measurements over real gRPC on 127.0.0.1 and a real sled directory:
 //! - *throughput*: many lightweight workers lease and complete tiny tasks
@@ -39,7 +40,7 @@ impl Default for BenchOptions {
             tiny_tasks: 2_000,
             tiny_workers: 32,
             worker_counts: vec![1, 2],
-            engine: Engine::Dlx,
+            engine: Engine::Backtrack,
         }
     }
 }

@@ -9,13 +9,15 @@
 //!   ledger, checkpoint and exactly-once path as a cluster's;
 //! - [`cluster`]: a coordinator and a worker over a temporary directory,
 //!   for commands that speak to a cluster when the user has none;
-//! - [`bench`]: what the coordinator costs and what workers buy.
+//! - [`bench`]: what the coordinator costs and what workers buy;
+//! - [`best_bench`]: what a best job on a cluster scores after given times.
 //!
 //! Nothing here owns a runtime, a signal or a terminal: callers run these
 //! inside their runtime, stop them with a token, and display progress from
 //! a callback.
 
 pub mod bench;
+pub mod best_bench;
 pub mod cluster;
 pub mod embedded;
 

@@ -64,11 +64,17 @@ fn main() -> Result<()> {
     let seed: u64 = env_or("E2_BENCH_SEED", "1")
         .parse()
         .map_err(|_| anyhow!("E2_BENCH_SEED: expected a number"))?;
+    let skip_anchor = env_or("E2_BENCH_ANCHOR", "blackwood") == "none";
     eprintln!(
-        "best bench: {} ({} clues), marks {:?} s, e2 on {workers} one-thread workers, then the anchor with --threads {workers}",
+        "best bench: {} ({} clues), marks {:?} s, e2 on {workers} one-thread workers{}",
         puzzle.name,
         puzzle.hints.len(),
-        marks.iter().map(Duration::as_secs).collect::<Vec<_>>()
+        marks.iter().map(Duration::as_secs).collect::<Vec<_>>(),
+        if skip_anchor {
+            String::new()
+        } else {
+            format!(", then the anchor with --threads {workers}")
+        }
     );
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -89,7 +95,7 @@ fn main() -> Result<()> {
     }))?;
     drop(runtime);
 
-    let theirs = if env_or("E2_BENCH_ANCHOR", "blackwood") == "none" {
+    let theirs = if skip_anchor {
         None
     } else {
         match anchor_binary() {

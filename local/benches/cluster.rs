@@ -1,4 +1,4 @@
-//! `cargo bench -p e2-local --bench cluster [-- PUZZLE.json] [-- dlx]`:
+//! `cargo bench -p e2-local --bench cluster [-- [PUZZLE.json] [dlx]]`:
 //! the coordinator's task throughput and the wall time of one count with 1
 //! and 2 workers (see `e2_local::bench`). Default: the backtracker on clue
 //! puzzle 1 from shared/data (3.2 G nodes, about half a minute on one

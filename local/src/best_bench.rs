@@ -17,13 +17,14 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, bail, Context, Result};
 use e2_coordinator::ledger::{JobPlan, LedgerConfig};
 use e2_coordinator::records::Mode;
-use e2_coordinator::server::{self, CoordinatorConfig};
 use e2_coordinator::service::{self, Shared};
 use e2_shared::engine::Engine;
 use e2_shared::formats::boarddoc::BoardDoc;
 use e2_shared::{score, Puzzle};
 use e2_worker::WorkerConfig;
 use tokio_util::sync::CancellationToken;
+
+use crate::cluster::start_loopback;
 
 /// The job's best board at one time mark.
 #[derive(Debug, Clone)]
@@ -53,19 +54,7 @@ pub async fn best_at_marks(
     }
     let last = *marks.last().expect("checked non-empty");
     let dir = tempfile::tempdir().context("cannot create a temporary data directory")?;
-    let stop = CancellationToken::new();
-    let running = server::start(
-        CoordinatorConfig {
-            data_dir: dir.path().to_path_buf(),
-            token: None,
-            ledger: LedgerConfig::default(),
-            ops: Default::default(),
-            tls: None,
-        },
-        "127.0.0.1:0".parse().expect("literal"),
-        stop.clone(),
-    )
-    .await?;
+    let (running, stop) = start_loopback(dir.path().to_path_buf(), LedgerConfig::default()).await?;
     let shared: Arc<Shared> = Arc::clone(&running.shared);
     let plan = JobPlan {
         mode: Mode::Best,

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
 use e2_coordinator::ledger::{JobPlan, LedgerConfig};
-use e2_coordinator::server::{self, CoordinatorConfig, Running};
+use e2_coordinator::server::Running;
 use e2_coordinator::service::{self, Shared};
 use e2_proto::auth::BearerToken;
 use e2_proto::pb::{self, worker_service_client::WorkerServiceClient};
@@ -109,29 +109,19 @@ pub async fn cluster(puzzle: &Puzzle, options: &BenchOptions) -> Result<BenchRep
     })
 }
 
-async fn coordinator(dir: &std::path::Path, stop: &CancellationToken) -> Result<Running> {
-    let config = CoordinatorConfig {
-        data_dir: dir.to_path_buf(),
-        token: None,
-        ledger: LedgerConfig {
-            heartbeat: Duration::from_millis(500),
-            ..LedgerConfig::default()
-        },
-        ops: Default::default(),
-        tls: None,
+/// A coordinator for a bench run, its heartbeat short so that a bench's
+/// few-second counts are not padded by lease bookkeeping.
+async fn coordinator(dir: &std::path::Path) -> Result<(Running, CancellationToken)> {
+    let ledger = LedgerConfig {
+        heartbeat: Duration::from_millis(500),
+        ..LedgerConfig::default()
     };
-    Ok(server::start(
-        config,
-        "127.0.0.1:0".parse().expect("literal"),
-        stop.clone(),
-    )
-    .await?)
+    crate::cluster::start_loopback(dir.to_path_buf(), ledger).await
 }
 
 async fn throughput(puzzle: &Puzzle, tasks: usize, workers: usize) -> Result<Duration> {
     let dir = tempfile::tempdir()?;
-    let stop = CancellationToken::new();
-    let running = coordinator(dir.path(), &stop).await?;
+    let (running, stop) = coordinator(dir.path()).await?;
     let plan = JobPlan {
         prefixes: vec![Vec::new(); tasks],
         ..JobPlan::count(puzzle, Engine::Backtrack)
@@ -203,8 +193,7 @@ async fn tiny_worker(url: String, n: usize) -> Result<()> {
 
 async fn count_with(puzzle: &Puzzle, engine: Engine, workers: usize) -> Result<CountTiming> {
     let dir = tempfile::tempdir()?;
-    let stop = CancellationToken::new();
-    let running = coordinator(dir.path(), &stop).await?;
+    let (running, stop) = coordinator(dir.path()).await?;
     let shared: Arc<Shared> = Arc::clone(&running.shared);
     let started = Instant::now();
     let plan = JobPlan::count(puzzle, engine);

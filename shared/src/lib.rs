@@ -24,6 +24,9 @@
 //! The crate has no I/O beyond what its callers hand it and no async: the
 //! coordinator and workers wrap it, never the other way round.
 
+// The chained walk instantiates one function per level, each calling the next.
+#![recursion_limit = "1024"]
+
 pub mod backtrack;
 pub mod count_plan;
 pub mod dlx;

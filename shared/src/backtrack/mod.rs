@@ -47,6 +47,7 @@
 
 mod best;
 mod candidate;
+mod chain;
 mod checkpoint;
 mod classes;
 mod masks;
@@ -359,6 +360,8 @@ impl Visitor for FirstBoard<'_> {
         self.board = Some(plan.board(self.puzzle, &state.board, plan.levels.len()));
         true
     }
+
+    walk::chained_by_chain!();
 }
 
 struct CollectPrefixes<'a> {
@@ -373,4 +376,6 @@ impl Visitor for CollectPrefixes<'_> {
             .push(plan.forced(self.puzzle, &state.board, self.depth, None));
         false
     }
+
+    walk::chained_by_chain!();
 }

@@ -76,6 +76,10 @@ pub(crate) struct Plan {
     pub masks: Option<RunMasks>,
     /// What the open-node walk needs, for counting plans it can run (see `open`).
     pub open: Option<OpenPlan>,
+    /// Whether a walk without masks runs the chained copy, one piece of
+    /// code per level (see `chain`): set for plans of at most
+    /// `chain::CHAIN_LEVELS` levels; a test clears it to compare the two.
+    pub chained: bool,
     pub levels: Vec<Level>,
     /// Stock per class once pinned pieces are taken out.
     pub stock: Vec<u16>,
@@ -305,6 +309,7 @@ impl Plan {
             tables,
             masks,
             open,
+            chained: levels.len() <= super::chain::CHAIN_LEVELS,
             levels,
             stock,
             pinned_board,

@@ -16,6 +16,35 @@ use super::Limits;
 use crate::model::Puzzle;
 use crate::search::{Checkpoint, RunEnd, POLL_INTERVAL};
 
+/// What the chained walk (`chain`) asks of its driver, behind a pointer so
+/// that the chain is compiled once per visitor, in this crate, whatever the
+/// checkpoint callback.
+pub(crate) trait Polls {
+    fn next_mark(&self, nodes: u64) -> u64;
+    fn poll(
+        &mut self,
+        plan: &Plan,
+        state: &mut SearchState,
+        top: usize,
+        counters: &mut Counters,
+    ) -> Option<RunEnd>;
+}
+
+impl<F: FnMut(&Checkpoint)> Polls for Driver<'_, F> {
+    fn next_mark(&self, nodes: u64) -> u64 {
+        Driver::next_mark(self, nodes)
+    }
+    fn poll(
+        &mut self,
+        plan: &Plan,
+        state: &mut SearchState,
+        top: usize,
+        counters: &mut Counters,
+    ) -> Option<RunEnd> {
+        Driver::poll(self, plan, state, top, counters)
+    }
+}
+
 /// The driver's side of a walk: limits, the checkpoint callback, and what a
 /// split needs to name donated prefixes.
 pub(crate) struct Driver<'a, F: FnMut(&Checkpoint)> {

@@ -3,7 +3,9 @@
 //! Two loops walk the same tree in the same order: the masked walk, for
 //! plans with class masks (see `masks`), visits only the classes of a run
 //! still in stock; the plain walk tests each candidate of the run against
-//! the stock. A test holds them to the same counts, nodes and checkpoints.
+//! the stock. The plain walk also has a copy with one piece of code per
+//! level (`chain`), which plans of up to 256 levels take. A test holds
+//! them to the same counts, nodes and checkpoints.
 //!
 //! No recursion and no allocation: per level the stack keeps the rest of
 //! the level's candidate run, the board keeps the placed words, and the
@@ -21,7 +23,7 @@ use super::candidate::class_of;
 use super::masks::{self, free_classes, RunMasks};
 use super::open;
 use super::plan::Plan;
-use super::poll::Driver;
+use super::poll::{Driver, Polls};
 use super::state::{Counters, Frame, Run, SearchState};
 use crate::search::{Checkpoint, RunEnd};
 
@@ -35,7 +37,39 @@ pub(crate) trait Visitor {
 
     /// Called with levels `0..leaf` placed; returns true to stop the walk.
     fn leaf(&mut self, plan: &Plan, state: &SearchState, counters: &mut Counters) -> bool;
+
+    /// The chained walk (`chain::walk`) with this visitor. Each visitor
+    /// implements it by calling `chain::walk` itself, so that the chain,
+    /// one function per level, is compiled in this crate only, once per
+    /// visitor (see `chain`).
+    fn chained(
+        &mut self,
+        plan: &Plan,
+        state: &mut SearchState,
+        leaf: usize,
+        entry: Entry,
+        counters: &mut Counters,
+        driver: &mut dyn Polls,
+    ) -> (RunEnd, Option<usize>);
 }
+
+/// A visitor's [`Visitor::chained`]: the chained walk with `self`.
+macro_rules! chained_by_chain {
+    () => {
+        fn chained(
+            &mut self,
+            plan: &$crate::backtrack::plan::Plan,
+            state: &mut $crate::backtrack::state::SearchState,
+            leaf: usize,
+            entry: $crate::backtrack::walk::Entry,
+            counters: &mut $crate::backtrack::state::Counters,
+            driver: &mut dyn $crate::backtrack::poll::Polls,
+        ) -> ($crate::search::RunEnd, Option<usize>) {
+            $crate::backtrack::chain::walk(plan, state, leaf, entry, counters, driver, self)
+        }
+    };
+}
+pub(crate) use chained_by_chain;
 
 /// Counts every leaf.
 pub(crate) struct Count;
@@ -48,6 +82,8 @@ impl Visitor for Count {
         counters.solutions += 1;
         false
     }
+
+    chained_by_chain!();
 }
 
 /// Where a walk starts.
@@ -83,6 +119,7 @@ pub(crate) fn walk<V: Visitor, F: FnMut(&Checkpoint)>(
             open::walk(plan, masks, open, state, leaf, entry, counters, driver)
         }
         (Some(masks), _) => walk_masked(plan, masks, state, leaf, entry, counters, driver, visitor),
+        (None, _) if plan.chained => visitor.chained(plan, state, leaf, entry, counters, driver),
         (None, _) => walk_runs(plan, state, leaf, entry, counters, driver, visitor),
     }
 }
@@ -655,10 +692,11 @@ pub(crate) fn sync_runs(plan: &Plan, state: &mut SearchState, top: usize) {
 
 #[cfg(test)]
 mod tests {
-    //! The three walks of a count against one another: the open-node walk,
-    //! the masked walk and the walk that tests every candidate give the
-    //! same counts, nodes and checkpoints, poll and split at the same
-    //! nodes, and each resumes the others' checkpoints.
+    //! The four walks of a count against one another: the open-node walk,
+    //! the masked walk, and the walk that tests every candidate in its
+    //! chained and its plain copy give the same counts, nodes and
+    //! checkpoints, poll and split at the same nodes, and each resumes the
+    //! others' checkpoints.
     use super::super::Backtracker;
     use crate::generator::{generate, GenSpec};
     use crate::model::Puzzle;
@@ -672,15 +710,18 @@ mod tests {
     }
 
     /// A backtracker for each walk, when the plan has masks: as planned
-    /// (the open walk when it can run the plan), masked, and plain.
-    fn walks(puzzle: &Puzzle, order: FillOrder) -> Option<[Backtracker; 3]> {
+    /// (the open walk when it can run the plan), masked, chained and plain.
+    fn walks(puzzle: &Puzzle, order: FillOrder) -> Option<[Backtracker; 4]> {
         let planned = Backtracker::new(puzzle, order, &Prefix::new()).unwrap();
         planned.plan.masks.as_ref()?;
         let mut masked = planned.clone();
         masked.plan.open = None;
-        let mut plain = masked.clone();
-        plain.plan.masks = None;
-        Some([planned, masked, plain])
+        let mut chained = masked.clone();
+        chained.plan.masks = None;
+        assert!(chained.plan.chained);
+        let mut plain = chained.clone();
+        plain.plan.chained = false;
+        Some([planned, masked, chained, plain])
     }
 
     #[test]
@@ -698,8 +739,8 @@ mod tests {
                     let masks = walks[0].plan.masks.as_ref().unwrap();
                     with_twice += (walks[0].plan.open.is_some() && masks.any_twice()) as usize;
                     let at = format!("{w}x{h} {seed} {order}");
-                    let whole = walks[2].count(&Limits::none());
-                    for walk in &mut walks[..2] {
+                    let whole = walks[3].count(&Limits::none());
+                    for walk in &mut walks[..3] {
                         assert_eq!(walk.count(&Limits::none()), whole, "{at}");
                     }
                     // Stopped at the same node: the same checkpoint, and
@@ -708,8 +749,8 @@ mod tests {
                         if budget >= whole.nodes {
                             continue;
                         }
-                        let stopped = walks[2].count(&Limits::nodes(budget));
-                        for walk in &mut walks[..2] {
+                        let stopped = walks[3].count(&Limits::nodes(budget));
+                        for walk in &mut walks[..3] {
                             assert_eq!(
                                 walk.count(&Limits::nodes(budget)),
                                 stopped,
@@ -727,9 +768,9 @@ mod tests {
                         }
                     }
                     // Depth-cut walks (prefixes, per-depth counts) agree too.
-                    let depths = walks[2].nodes_per_depth(6);
-                    let prefixes = walks[2].prefixes(3);
-                    for walk in &mut walks[..2] {
+                    let depths = walks[3].nodes_per_depth(6);
+                    let prefixes = walks[3].prefixes(3);
+                    for walk in &mut walks[..3] {
                         assert_eq!(walk.nodes_per_depth(6), depths, "{at}");
                         assert_eq!(walk.prefixes(3), prefixes, "{at}");
                     }
@@ -777,7 +818,7 @@ mod tests {
     }
 
     #[test]
-    fn the_open_walk_polls_splits_and_checkpoints_where_the_masked_walk_does() {
+    fn every_walk_polls_splits_and_checkpoints_where_the_plain_walk_does() {
         let (mut cases, mut checkpoints, mut given) = (0, 0, 0);
         for seed in 1..=3 {
             let puzzle = gen(6, 6, 10, 2, seed);
@@ -786,22 +827,24 @@ mod tests {
                 FillOrder::ColumnMajor,
                 FillOrder::RowMajorBottomUp,
             ] {
-                let Some([mut open, mut masked, _]) = walks(&puzzle, order) else {
+                let Some([mut open, mut masked, mut chained, mut plain]) = walks(&puzzle, order)
+                else {
                     continue;
                 };
                 if open.plan.open.is_none() {
                     continue;
                 }
-                let whole = masked.count(&Limits::none());
+                let whole = plain.count(&Limits::none());
                 if whole.nodes < 8 * POLL_INTERVAL {
                     continue;
                 }
                 cases += 1;
                 let at = format!("6x6 {seed} {order}");
                 let (budget, every) = (3 * POLL_INTERVAL + 17, POLL_INTERVAL / 3 + 5);
-                let a = driven(&mut open, budget, every);
-                let b = driven(&mut masked, budget, every);
-                assert_eq!(a, b, "{at}");
+                let a = driven(&mut plain, budget, every);
+                for walk in [&mut open, &mut masked, &mut chained] {
+                    assert_eq!(driven(walk, budget, every), a, "{at}");
+                }
                 checkpoints += a.0.len();
                 given += a.1.len();
                 // What was kept and what was given away make the whole.

@@ -1,0 +1,291 @@
+//! The chained walk: the plain walk with one copy of its code per level.
+//!
+//! The plain walk (`walk::walk_runs`) runs every level through the same few
+//! instructions, so the branch predictor sees one "is this piece still in
+//! stock?" and one "is the run over?" for the whole tree, although the
+//! answers differ sharply from cell to cell (a corner has two candidates, a
+//! border cell a dozen, an interior cell a few used ones among many). The
+//! code-generated engines give every cell its own code, and with it its own
+//! branch history. This walk gets the same effect without generating a
+//! program per puzzle: the level loop is one generic function, instantiated
+//! once per depth through a chain of types (`L<0>`, `L<1>`, ...), each
+//! knowing its depth as a constant. Runs of [`GROUP`] levels are inlined
+//! into one another as nested loops; every `GROUP`-th level is a real call,
+//! which keeps the code per function small and the stack shallow.
+//!
+//! It walks the same tree as the plain walk in the same order, polls at the
+//! same nodes and keeps the same per-level runs on the state's stack, so
+//! checkpoints, splits and resumes are exact; a test holds the two walks to
+//! the same counts, nodes and checkpoints. Plans deeper than
+//! [`CHAIN_LEVELS`] levels take the plain walk.
+
+use super::candidate::{class_of, Candidate};
+use super::plan::{Level, Plan};
+use super::poll::Polls;
+use super::state::{Counters, Run, SearchState};
+use super::walk::{Entry, Visitor};
+use crate::search::RunEnd;
+
+/// The deepest plan the chain covers: the 16×16 board.
+pub(crate) const CHAIN_LEVELS: usize = 256;
+
+/// Levels inlined into one function.
+const GROUP: usize = 4;
+
+/// One depth of the chain.
+pub(crate) struct L<const N: usize>;
+
+/// A depth, and the call into the next.
+trait Depth {
+    const D: usize;
+    /// Runs the next level below this one.
+    ///
+    /// # Safety
+    /// As [`level`].
+    unsafe fn child<V: Visitor>(cx: &mut Cx<'_, V>, word: Candidate) -> bool;
+}
+
+macro_rules! chain {
+    ([$($a:literal)*] [$($b:literal)*] $last:literal) => {
+        $(
+            impl Depth for L<$a> {
+                const D: usize = $a;
+                #[inline(always)]
+                unsafe fn child<V: Visitor>(
+                    cx: &mut Cx<'_, V>,
+                    word: Candidate,
+                ) -> bool {
+                    // SAFETY: passed on from the caller.
+                    unsafe { descend::<L<$b>, V>(cx, word) }
+                }
+            }
+        )*
+        impl Depth for L<$last> {
+            const D: usize = $last;
+            unsafe fn child<V: Visitor>(_: &mut Cx<'_, V>, _: Candidate) -> bool {
+                unreachable!("the chain covers {} levels", CHAIN_LEVELS)
+            }
+        }
+    };
+}
+
+chain!([0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127 128 129 130 131 132 133 134 135 136 137 138 139 140 141 142 143 144 145 146 147 148 149 150 151 152 153 154 155 156 157 158 159 160 161 162 163 164 165 166 167 168 169 170 171 172 173 174 175 176 177 178 179 180 181 182 183 184 185 186 187 188 189 190 191 192 193 194 195 196 197 198 199 200 201 202 203 204 205 206 207 208 209 210 211 212 213 214 215 216 217 218 219 220 221 222 223 224 225 226 227 228 229 230 231 232 233 234 235 236 237 238 239 240 241 242 243 244 245 246 247 248 249 250 251 252 253 254] [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127 128 129 130 131 132 133 134 135 136 137 138 139 140 141 142 143 144 145 146 147 148 149 150 151 152 153 154 155 156 157 158 159 160 161 162 163 164 165 166 167 168 169 170 171 172 173 174 175 176 177 178 179 180 181 182 183 184 185 186 187 188 189 190 191 192 193 194 195 196 197 198 199 200 201 202 203 204 205 206 207 208 209 210 211 212 213 214 215 216 217 218 219 220 221 222 223 224 225 226 227 228 229 230 231 232 233 234 235 236 237 238 239 240 241 242 243 244 245 246 247 248 249 250 251 252 253 254 255] 255);
+
+/// What every level of one walk shares. The stacks are raw pointers into
+/// `state`'s vectors, re-derived after every call that takes `state`.
+struct Cx<'a, V> {
+    plan: &'a Plan,
+    state: &'a mut SearchState,
+    counters: &'a mut Counters,
+    driver: &'a mut dyn Polls,
+    visitor: &'a mut V,
+    levels: *const Level,
+    offsets: *const u32,
+    candidates: *const Candidate,
+    board: *mut Candidate,
+    board_len: usize,
+    stock: *mut u16,
+    runs: *mut Run,
+    leaf: usize,
+    /// Levels `0..replay` are placed already and resume their runs.
+    replay: usize,
+    /// Nodes left to the driver's next mark.
+    countdown: u64,
+    mark: u64,
+    /// How the walk stopped, when it did not finish.
+    stopped: Option<(RunEnd, usize)>,
+}
+
+impl<V: Visitor> Cx<'_, V> {
+    fn rebind(&mut self) {
+        self.board = self.state.board.as_mut_ptr();
+        self.board_len = self.state.board.len();
+        self.stock = self.state.stock.as_mut_ptr();
+        self.runs = self.state.runs.as_mut_ptr();
+    }
+
+    /// The driver's poll at the mark, with level `d` just placed and its
+    /// run stored. True when the walk stops.
+    #[cold]
+    #[inline(never)]
+    fn poll(&mut self, d: usize) -> bool {
+        self.counters.nodes = self.mark;
+        let stop = self.driver.poll(self.plan, self.state, d, self.counters);
+        self.rebind();
+        if let Some(stop) = stop {
+            self.stopped = Some((stop, d));
+            return true;
+        }
+        self.mark = self
+            .driver
+            .next_mark(self.counters.nodes)
+            .max(self.counters.nodes + 1);
+        self.countdown = self.mark - self.counters.nodes;
+        false
+    }
+
+    /// The visitor at a leaf, level `d` placed. True when the walk stops.
+    #[inline(always)]
+    fn leaf(&mut self, d: usize) -> bool {
+        self.counters.nodes = self.mark - self.countdown;
+        let stop = self.visitor.leaf(self.plan, self.state, self.counters);
+        if stop {
+            self.stopped = Some((RunEnd::FoundFirst, d));
+        }
+        stop
+    }
+}
+
+/// Into level `T`: a real call at the start of each group, inlined inside one.
+///
+/// # Safety
+/// As [`level`].
+#[inline(always)]
+unsafe fn descend<T: Depth, V: Visitor>(cx: &mut Cx<'_, V>, word: Candidate) -> bool {
+    if T::D % GROUP == 0 {
+        // SAFETY: passed on.
+        unsafe { group::<T, V>(cx, word) }
+    } else {
+        // SAFETY: passed on.
+        unsafe { level::<T, V>(cx, word) }
+    }
+}
+
+/// # Safety
+/// As [`level`].
+#[inline(never)]
+unsafe fn group<T: Depth, V: Visitor>(cx: &mut Cx<'_, V>, word: Candidate) -> bool {
+    // SAFETY: passed on.
+    unsafe { level::<T, V>(cx, word) }
+}
+
+/// Walks level `T::D`'s subtree, `previous` being the word placed on the
+/// level above. Returns true when the walk stops (its state is then left
+/// as a checkpoint reads it), false when the level's run is spent.
+///
+/// # Safety
+/// `T::D < cx.leaf ≤ levels`, and the pointers are the plan's tables and the
+/// state's stacks, whose bounds the plan guarantees as in the plain walk.
+#[inline(always)]
+unsafe fn level<T: Depth, V: Visitor>(cx: &mut Cx<'_, V>, previous: Candidate) -> bool {
+    let d = T::D;
+    // SAFETY (the whole body): see the function's contract; every index is
+    // one the plain walk also uses, with the same proof.
+    unsafe {
+        let here = &*cx.levels.add(d);
+        let pos = here.pos as usize;
+        let (mut i, mut end);
+        let mut word: Candidate = 0;
+        let mut placed = false;
+        if d < cx.replay {
+            Run { next: i, end } = *cx.runs.add(d);
+            word = *cx.board.add(pos);
+            placed = true;
+            if d + 1 == cx.replay {
+                cx.replay = 0;
+            }
+        } else {
+            let board = std::slice::from_raw_parts(cx.board, cx.board_len);
+            let k = here.key_index_unchecked(board, previous);
+            i = *cx.offsets.add(k);
+            end = *cx.offsets.add(k + 1);
+        }
+        loop {
+            if !placed {
+                loop {
+                    if i >= end {
+                        return false;
+                    }
+                    let w = *cx.candidates.add(i as usize);
+                    i += 1;
+                    let left = &mut *cx.stock.add(class_of(w));
+                    if *left == 0 {
+                        continue;
+                    }
+                    *left -= 1;
+                    *cx.board.add(pos) = w;
+                    word = w;
+                    cx.countdown -= 1;
+                    if cx.countdown == 0 {
+                        *cx.runs.add(d) = Run { next: i, end };
+                        if cx.poll(d) {
+                            return true;
+                        }
+                        end = (*cx.runs.add(d)).end;
+                    }
+                    break;
+                }
+            }
+            placed = false;
+            if d + 1 == cx.leaf {
+                if cx.leaf(d) {
+                    *cx.runs.add(d) = Run { next: i, end };
+                    return true;
+                }
+            } else {
+                *cx.runs.add(d) = Run { next: i, end };
+                if T::child::<V>(cx, word) {
+                    return true;
+                }
+                // A split may have cut this level's run short.
+                end = (*cx.runs.add(d)).end;
+            }
+            *cx.stock.add(class_of(word)) += 1;
+        }
+    }
+}
+
+/// Walks the subtree from `entry` down to `leaf` levels, as the plain walk
+/// does. The caller checks `leaf ≤ CHAIN_LEVELS`.
+pub(crate) fn walk<V: Visitor>(
+    plan: &Plan,
+    state: &mut SearchState,
+    leaf: usize,
+    entry: Entry,
+    counters: &mut Counters,
+    driver: &mut dyn Polls,
+    visitor: &mut V,
+) -> (RunEnd, Option<usize>) {
+    assert!(leaf >= 1 && leaf <= plan.levels.len() && leaf <= CHAIN_LEVELS);
+    assert!(state.runs.len() >= leaf);
+    let mark = driver.next_mark(counters.nodes).max(counters.nodes + 1);
+    let replay = match entry {
+        Entry::Fresh => 0,
+        Entry::Placed(top) => top + 1,
+    };
+    let first = if replay > 0 {
+        0
+    } else {
+        state.board[plan.levels[0].hot_cell as usize]
+    };
+    let mut cx = Cx {
+        plan,
+        levels: plan.levels.as_ptr(),
+        offsets: plan.tables.offsets().as_ptr(),
+        candidates: plan.tables.candidates().as_ptr(),
+        board: std::ptr::null_mut(),
+        board_len: 0,
+        stock: std::ptr::null_mut(),
+        runs: std::ptr::null_mut(),
+        state,
+        countdown: mark - counters.nodes,
+        mark,
+        counters,
+        driver,
+        visitor,
+        leaf,
+        replay,
+        stopped: None,
+    };
+    cx.rebind();
+    // SAFETY: leaf ≤ levels and ≤ CHAIN_LEVELS (asserted), the pointers are
+    // the plan's and the state's.
+    let stop = unsafe { group::<L<0>, V>(&mut cx, first) };
+    if stop {
+        let (end, top) = cx.stopped.expect("a stopped walk says why");
+        (end, Some(top))
+    } else {
+        cx.counters.nodes = cx.mark - cx.countdown;
+        (RunEnd::Finished, None)
+    }
+}

@@ -33,6 +33,8 @@ use crate::rng::Rng;
 use crate::score::{max_score, score};
 use crate::search::{Control, RunEnd, POLL_INTERVAL};
 
+mod chained;
+
 /// A depth given for a 256-cell board (the official size the settings were
 /// tuned on), scaled to a board of `cells`, rounded to the nearest cell.
 pub fn scale_depth(depth: u32, cells: usize) -> u32 {
@@ -166,8 +168,11 @@ struct Stack {
     score_before: Vec<u32>,
 }
 
-/// What persists across runs: the best board and the counters.
-struct Search<'a, F: FnMut(&Board)> {
+/// What persists across runs: the best board and the counters. Not generic
+/// over the caller's callback (it is reached through a pointer, once per
+/// better board), so that the chained walk (`chained`), one function per
+/// level, is compiled once, in this crate.
+struct Search<'a> {
     puzzle: &'a Puzzle,
     config: &'a BestConfig,
     control: Option<&'a Control>,
@@ -183,7 +188,7 @@ struct Search<'a, F: FnMut(&Board)> {
     nodes: u64,
     started: Instant,
     stack: Stack,
-    on_improvement: F,
+    on_improvement: &'a mut dyn FnMut(&Board),
 }
 
 impl Backtracker {
@@ -216,6 +221,8 @@ impl Backtracker {
                 breaks: config.max_breaks > 0,
             },
         )?;
+        // The walk this backtracker was told to take (a test compares them).
+        plan.chained &= self.plan.chained;
         let cells = plan.cells();
         let levels = plan.levels.len();
         let pinned_board = plan.board(&self.puzzle, &plan.pinned_board, 0);
@@ -246,7 +253,7 @@ impl Backtracker {
                 breaks_before: vec![0; levels],
                 score_before: vec![0; levels],
             },
-            on_improvement,
+            on_improvement: &mut on_improvement,
         };
         // A known score tightens the schedule from the first node.
         search.tighten(&plan, search.max.saturating_sub(search.best));
@@ -260,7 +267,12 @@ impl Backtracker {
                 .shuffle(&mut Rng::fork(config.seed, u64::from(runs)));
             runs += 1;
             state.reset(&plan);
-            match search.run(&plan, &mut state) {
+            let ended = if plan.chained {
+                search.run_chained(&plan, &mut state)
+            } else {
+                search.run(&plan, &mut state)
+            };
+            match ended {
                 None => break RunEnd::Finished,
                 Some(Stop::Restart) => continue,
                 Some(Stop::End(end)) => break end,
@@ -277,7 +289,7 @@ impl Backtracker {
     }
 }
 
-impl<F: FnMut(&Board)> Search<'_, F> {
+impl Search<'_> {
     /// One run from the pinned board. `None` when its tree is exhausted.
     ///
     /// Indexing is unchecked on the same grounds as the counting walk's

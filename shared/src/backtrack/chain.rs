@@ -22,7 +22,7 @@
 use super::candidate::{class_of, Candidate};
 use super::plan::{Level, Plan};
 use super::poll::Polls;
-use super::state::{Counters, Run, SearchState};
+use super::state::{Counters, Run, SearchState, Stacks};
 use super::walk::{Entry, Visitor};
 use crate::search::RunEnd;
 
@@ -35,44 +35,54 @@ const GROUP: usize = 4;
 /// One depth of the chain.
 pub(crate) struct L<const N: usize>;
 
-/// A depth, and the call into the next.
-trait Depth {
+/// A depth of the chain, and the depth below it. `L<CHAIN_LEVELS>` ends
+/// the chain: it is below the last level, so no walk ever enters it.
+pub(crate) trait Depth {
     const D: usize;
-    /// Runs the next level below this one.
-    ///
-    /// # Safety
-    /// As [`level`].
-    unsafe fn child<V: Visitor>(cx: &mut Cx<'_, V>, word: Candidate) -> bool;
+    type Next: Depth;
 }
 
 macro_rules! chain {
-    ([$($a:literal)*] [$($b:literal)*] $last:literal) => {
-        $(
-            impl Depth for L<$a> {
-                const D: usize = $a;
-                #[inline(always)]
-                unsafe fn child<V: Visitor>(
-                    cx: &mut Cx<'_, V>,
-                    word: Candidate,
-                ) -> bool {
-                    // SAFETY: passed on from the caller.
-                    unsafe { descend::<L<$b>, V>(cx, word) }
-                }
-            }
-        )*
+    ($a:literal $b:literal $($rest:literal)*) => {
+        impl Depth for L<$a> {
+            const D: usize = $a;
+            type Next = L<$b>;
+        }
+        chain!($b $($rest)*);
+    };
+    ($last:literal) => {
         impl Depth for L<$last> {
             const D: usize = $last;
-            unsafe fn child<V: Visitor>(_: &mut Cx<'_, V>, _: Candidate) -> bool {
-                unreachable!("the chain covers {} levels", CHAIN_LEVELS)
-            }
+            type Next = L<$last>;
         }
     };
 }
 
-chain!([0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127 128 129 130 131 132 133 134 135 136 137 138 139 140 141 142 143 144 145 146 147 148 149 150 151 152 153 154 155 156 157 158 159 160 161 162 163 164 165 166 167 168 169 170 171 172 173 174 175 176 177 178 179 180 181 182 183 184 185 186 187 188 189 190 191 192 193 194 195 196 197 198 199 200 201 202 203 204 205 206 207 208 209 210 211 212 213 214 215 216 217 218 219 220 221 222 223 224 225 226 227 228 229 230 231 232 233 234 235 236 237 238 239 240 241 242 243 244 245 246 247 248 249 250 251 252 253 254] [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127 128 129 130 131 132 133 134 135 136 137 138 139 140 141 142 143 144 145 146 147 148 149 150 151 152 153 154 155 156 157 158 159 160 161 162 163 164 165 166 167 168 169 170 171 172 173 174 175 176 177 178 179 180 181 182 183 184 185 186 187 188 189 190 191 192 193 194 195 196 197 198 199 200 201 202 203 204 205 206 207 208 209 210 211 212 213 214 215 216 217 218 219 220 221 222 223 224 225 226 227 228 229 230 231 232 233 234 235 236 237 238 239 240 241 242 243 244 245 246 247 248 249 250 251 252 253 254 255] 255);
+// Depths 0 to CHAIN_LEVELS, each followed by the next.
+#[rustfmt::skip]
+chain!(
+    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15
+    16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+    32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47
+    48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
+    64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79
+    80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95
+    96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111
+    112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127
+    128 129 130 131 132 133 134 135 136 137 138 139 140 141 142 143
+    144 145 146 147 148 149 150 151 152 153 154 155 156 157 158 159
+    160 161 162 163 164 165 166 167 168 169 170 171 172 173 174 175
+    176 177 178 179 180 181 182 183 184 185 186 187 188 189 190 191
+    192 193 194 195 196 197 198 199 200 201 202 203 204 205 206 207
+    208 209 210 211 212 213 214 215 216 217 218 219 220 221 222 223
+    224 225 226 227 228 229 230 231 232 233 234 235 236 237 238 239
+    240 241 242 243 244 245 246 247 248 249 250 251 252 253 254 255
+    256
+);
+const _: () = assert!(<L<CHAIN_LEVELS> as Depth>::D == CHAIN_LEVELS);
 
 /// What every level of one walk shares. The stacks are raw pointers into
-/// `state`'s vectors, re-derived after every call that takes `state`.
+/// `state`'s vectors, taken again after every call that takes `state`.
 struct Cx<'a, V> {
     plan: &'a Plan,
     state: &'a mut SearchState,
@@ -82,10 +92,7 @@ struct Cx<'a, V> {
     levels: *const Level,
     offsets: *const u32,
     candidates: *const Candidate,
-    board: *mut Candidate,
-    board_len: usize,
-    stock: *mut u16,
-    runs: *mut Run,
+    s: Stacks,
     leaf: usize,
     /// Levels `0..replay` are placed already and resume their runs.
     replay: usize,
@@ -98,10 +105,7 @@ struct Cx<'a, V> {
 
 impl<V: Visitor> Cx<'_, V> {
     fn rebind(&mut self) {
-        self.board = self.state.board.as_mut_ptr();
-        self.board_len = self.state.board.len();
-        self.stock = self.state.stock.as_mut_ptr();
-        self.runs = self.state.runs.as_mut_ptr();
+        self.s = self.state.stacks();
     }
 
     /// The driver's poll at the mark, with level `d` just placed and its
@@ -136,13 +140,22 @@ impl<V: Visitor> Cx<'_, V> {
     }
 }
 
+/// Whether level `T` starts a group of inlined levels, so that entering it
+/// is a real call.
+pub(crate) const fn starts_group<T: Depth>() -> bool {
+    T::D % GROUP == 0
+}
+
 /// Into level `T`: a real call at the start of each group, inlined inside one.
+/// The choice is an inline `const` so that the branch not taken is never
+/// compiled: as a plain `if`, an unoptimised build would inline the whole
+/// rest of the chain into every group through the dead branch.
 ///
 /// # Safety
 /// As [`level`].
 #[inline(always)]
 unsafe fn descend<T: Depth, V: Visitor>(cx: &mut Cx<'_, V>, word: Candidate) -> bool {
-    if T::D % GROUP == 0 {
+    if const { starts_group::<T>() } {
         // SAFETY: passed on.
         unsafe { group::<T, V>(cx, word) }
     } else {
@@ -178,14 +191,14 @@ unsafe fn level<T: Depth, V: Visitor>(cx: &mut Cx<'_, V>, previous: Candidate) -
         let mut word: Candidate = 0;
         let mut placed = false;
         if d < cx.replay {
-            Run { next: i, end } = *cx.runs.add(d);
-            word = *cx.board.add(pos);
+            Run { next: i, end } = *cx.s.runs.add(d);
+            word = *cx.s.board.add(pos);
             placed = true;
             if d + 1 == cx.replay {
                 cx.replay = 0;
             }
         } else {
-            let board = std::slice::from_raw_parts(cx.board, cx.board_len);
+            let board = std::slice::from_raw_parts(cx.s.board, cx.s.board_len);
             let k = here.key_index_unchecked(board, previous);
             i = *cx.offsets.add(k);
             end = *cx.offsets.add(k + 1);
@@ -198,20 +211,20 @@ unsafe fn level<T: Depth, V: Visitor>(cx: &mut Cx<'_, V>, previous: Candidate) -
                     }
                     let w = *cx.candidates.add(i as usize);
                     i += 1;
-                    let left = &mut *cx.stock.add(class_of(w));
+                    let left = &mut *cx.s.stock.add(class_of(w));
                     if *left == 0 {
                         continue;
                     }
                     *left -= 1;
-                    *cx.board.add(pos) = w;
+                    *cx.s.board.add(pos) = w;
                     word = w;
                     cx.countdown -= 1;
                     if cx.countdown == 0 {
-                        *cx.runs.add(d) = Run { next: i, end };
+                        *cx.s.runs.add(d) = Run { next: i, end };
                         if cx.poll(d) {
                             return true;
                         }
-                        end = (*cx.runs.add(d)).end;
+                        end = (*cx.s.runs.add(d)).end;
                     }
                     break;
                 }
@@ -219,18 +232,18 @@ unsafe fn level<T: Depth, V: Visitor>(cx: &mut Cx<'_, V>, previous: Candidate) -
             placed = false;
             if d + 1 == cx.leaf {
                 if cx.leaf(d) {
-                    *cx.runs.add(d) = Run { next: i, end };
+                    *cx.s.runs.add(d) = Run { next: i, end };
                     return true;
                 }
             } else {
-                *cx.runs.add(d) = Run { next: i, end };
-                if T::child::<V>(cx, word) {
+                *cx.s.runs.add(d) = Run { next: i, end };
+                if descend::<T::Next, V>(cx, word) {
                     return true;
                 }
                 // A split may have cut this level's run short.
-                end = (*cx.runs.add(d)).end;
+                end = (*cx.s.runs.add(d)).end;
             }
-            *cx.stock.add(class_of(word)) += 1;
+            *cx.s.stock.add(class_of(word)) += 1;
         }
     }
 }
@@ -263,10 +276,7 @@ pub(crate) fn walk<V: Visitor>(
         levels: plan.levels.as_ptr(),
         offsets: plan.tables.offsets().as_ptr(),
         candidates: plan.tables.candidates().as_ptr(),
-        board: std::ptr::null_mut(),
-        board_len: 0,
-        stock: std::ptr::null_mut(),
-        runs: std::ptr::null_mut(),
+        s: state.stacks(),
         state,
         countdown: mark - counters.nodes,
         mark,
@@ -277,7 +287,6 @@ pub(crate) fn walk<V: Visitor>(
         replay,
         stopped: None,
     };
-    cx.rebind();
     // SAFETY: leaf ≤ levels and ≤ CHAIN_LEVELS (asserted), the pointers are
     // the plan's and the state's.
     let stop = unsafe { group::<L<0>, V>(&mut cx, first) };

@@ -16,9 +16,9 @@ use super::Limits;
 use crate::model::Puzzle;
 use crate::search::{Checkpoint, RunEnd, POLL_INTERVAL};
 
-/// What the chained walk (`chain`) asks of its driver, behind a pointer so
-/// that the chain is compiled once per visitor, in this crate, whatever the
-/// checkpoint callback.
+/// What a walk asks of its driver at its marks. The chained walk (`chain`)
+/// reaches it through a pointer, so that the chain is compiled once per
+/// visitor, in this crate, whatever the checkpoint callback.
 pub(crate) trait Polls {
     fn next_mark(&self, nodes: u64) -> u64;
     fn poll(
@@ -28,21 +28,6 @@ pub(crate) trait Polls {
         top: usize,
         counters: &mut Counters,
     ) -> Option<RunEnd>;
-}
-
-impl<F: FnMut(&Checkpoint)> Polls for Driver<'_, F> {
-    fn next_mark(&self, nodes: u64) -> u64 {
-        Driver::next_mark(self, nodes)
-    }
-    fn poll(
-        &mut self,
-        plan: &Plan,
-        state: &mut SearchState,
-        top: usize,
-        counters: &mut Counters,
-    ) -> Option<RunEnd> {
-        Driver::poll(self, plan, state, top, counters)
-    }
 }
 
 /// The driver's side of a walk: limits, the checkpoint callback, and what a
@@ -78,11 +63,6 @@ impl<'a, F: FnMut(&Checkpoint)> Driver<'a, F> {
         }
     }
 
-    /// The next mark of a walk that polls every [`POLL_INTERVAL`] nodes.
-    pub(crate) fn next_mark(&self, nodes: u64) -> u64 {
-        self.next_mark_every(nodes, POLL_INTERVAL)
-    }
-
     /// The next mark of a walk that polls every `interval` nodes: the
     /// budget's end and the next checkpoint are marks whatever the interval,
     /// so checkpoints and budget stops fall on the same nodes in every walk.
@@ -91,11 +71,18 @@ impl<'a, F: FnMut(&Checkpoint)> Driver<'a, F> {
             .min(self.budget_end)
             .min(self.next_checkpoint)
     }
+}
+
+impl<F: FnMut(&Checkpoint)> Polls for Driver<'_, F> {
+    /// The next mark of a walk that polls every [`POLL_INTERVAL`] nodes.
+    fn next_mark(&self, nodes: u64) -> u64 {
+        self.next_mark_every(nodes, POLL_INTERVAL)
+    }
 
     /// Runs at each mark with levels `0..=top` placed. `Some(end)` stops the walk.
     #[cold]
     #[inline(never)]
-    pub(crate) fn poll(
+    fn poll(
         &mut self,
         plan: &Plan,
         state: &mut SearchState,

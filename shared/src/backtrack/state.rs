@@ -60,6 +60,29 @@ impl SearchState {
 }
 
 /// The untried rest of a level's candidate run: `next..end`.
+/// Raw pointers to a state's board, stock and runs, for the chained walks
+/// (`chain`, `best::chained`): their levels reach the stacks through the
+/// walk's context rather than a borrow of the state, which the walk still
+/// lends to its driver and visitor. Taken again after every such loan.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Stacks {
+    pub board: *mut Candidate,
+    pub board_len: usize,
+    pub stock: *mut u16,
+    pub runs: *mut Run,
+}
+
+impl SearchState {
+    pub(crate) fn stacks(&mut self) -> Stacks {
+        Stacks {
+            board: self.board.as_mut_ptr(),
+            board_len: self.board.len(),
+            stock: self.stock.as_mut_ptr(),
+            runs: self.runs.as_mut_ptr(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Run {
     pub next: u32,

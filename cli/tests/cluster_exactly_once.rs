@@ -9,21 +9,34 @@ use std::time::Duration;
 use cluster_support::Cluster;
 use e2_proto::pb::{self, worker_service_client::WorkerServiceClient};
 
-/// Four distinct corners that close into one 2x2 board.
-const RING: &str = r#"{"name":"ring","width":2,"height":2,"numColors":2,
- "pieces":[[0,1,2,0],[0,0,1,1],[2,2,0,0],[1,0,0,2]],"hints":[]}"#;
+/// A generated 7×7 whose tree is estimated in the billions of nodes, so the
+/// count is cut into many tasks. No engine ever runs on it: the test is the
+/// worker, and reports one solution per task.
+fn big_puzzle() -> String {
+    use e2_shared::generator::{generate, GenSpec};
+    let puzzle = generate(&GenSpec::sized(7, 7, 8, 1, 3)).unwrap().puzzle;
+    e2_shared::formats::puzzle_json::write(&puzzle)
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn replayed_and_post_expiry_completions_count_once() {
     let mut cluster = Cluster::new();
     cluster.start_coordinator(&[]);
-    let puzzle = cluster.dir.path().join("ring.json");
-    std::fs::write(&puzzle, RING).unwrap();
-    // DLX has no tree estimate, so even this tiny tree is cut into several
-    // tasks; the whole tree, so that each task's 1 adds up to the total.
+    let puzzle = cluster.dir.path().join("big.json");
+    std::fs::write(&puzzle, big_puzzle()).unwrap();
+    // The whole tree (no rotation factor), so that each task's 1 adds up
+    // to the total.
     let job = cluster.submit(
         &puzzle,
-        &["--mode", "count", "--engine", "dlx", "--no-symmetry"],
+        &[
+            "--mode",
+            "count",
+            "--engine",
+            "dlx",
+            "--no-symmetry",
+            "--count-order",
+            "row-major",
+        ],
     );
 
     let mut c = WorkerServiceClient::connect(cluster.url()).await.unwrap();
@@ -120,4 +133,5 @@ async fn replayed_and_post_expiry_completions_count_once() {
         .map(|t| t["ignored_completions"].as_u64().unwrap())
         .sum();
     assert_eq!(ignored, tasks + 1, "one replay per task plus the late one");
+    assert!(tasks > 2, "only {tasks} tasks");
 }

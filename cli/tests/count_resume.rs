@@ -1,10 +1,10 @@
 //! `e2 count --data DIR` as a user runs it: Ctrl-C (SIGINT) part way keeps
 //! what was counted, and the same command resumes to the whole count.
 //!
-//! The puzzle is generated, with no hints and few colours, so that DLX
-//! takes many seconds on it: long enough to interrupt in the middle (the
+//! The puzzle is generated, with a block of hints and few colours, so that
+//! DLX takes seconds on it: long enough to interrupt in the middle (the
 //! test checks the first run did not finish). A data test does the same on
-//! Brendan Owen's set 2 6×6 against its published count.
+//! Brendan Owen's set 1 6×6 against its published count.
 
 mod cluster_support;
 
@@ -47,10 +47,10 @@ fn count(puzzle: &str, data: &Path, interrupt_after: Option<Duration>) -> (serde
     (json, out.status.code().unwrap_or(-1))
 }
 
-/// 6×6, 6 colours (2 on the border), a block of hints in the middle:
-/// thousands of boards, about 16 s of DLX on one thread (the backtracker,
-/// which gives the reference count, takes a second or two).
-const COUNT_RESUME_PUZZLE: Gen = Gen::new(6, 6, 2, 1).hints("block");
+/// 7×7, 8 colours (2 on the border), a block of hints in the middle:
+/// 2 525 boards, 12.7 M DLX nodes, about 5.5 s of DLX on two threads (the
+/// backtracker, which gives the reference count, a quarter of a second).
+const COUNT_RESUME_PUZZLE: Gen = Gen::new(7, 8, 2, 3).hints("block");
 
 /// Interrupts a DLX count of `puzzle` after `after`, then resumes it to the
 /// end with the same command: the total is `expected`.
@@ -84,16 +84,16 @@ fn an_interrupted_count_keeps_its_progress_and_resumes_to_the_same_total() {
     let dir = tempfile::tempdir().unwrap();
     let puzzle = COUNT_RESUME_PUZZLE.write(dir.path());
     let expected = engine_count(&puzzle, e2_shared::engine::Engine::Backtrack);
-    interrupt_then_resume(&puzzle, Duration::from_secs(3), expected);
+    interrupt_then_resume(&puzzle, Duration::from_secs(2), expected);
 }
 
-/// Brendan Owen's set 2 6×6 has 160 boards (every board, whole-board
-/// rotations separately); DLX takes about 25 s of CPU on it.
+/// Brendan Owen's set 1 6×6 has 260 boards (every board, whole-board
+/// rotations separately); DLX takes about 10 s of CPU on it.
 #[test]
 #[cfg_attr(
     e2_no_data,
     ignore = "needs ../shared/data (community files), absent on this clone"
 )]
 fn an_interrupted_count_resumes_to_the_published_total() {
-    interrupt_then_resume(&data("brendan/s2_06x06.json"), Duration::from_secs(6), 160);
+    interrupt_then_resume(&data("brendan/s1_06x06.json"), Duration::from_secs(2), 260);
 }

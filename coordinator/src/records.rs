@@ -198,6 +198,12 @@ pub struct StoredCount {
     /// written before they were kept).
     #[serde(default)]
     pub cut_nodes: u64,
+    /// DLX counts: whether the tasks branch on the order's next empty cell
+    /// (every count planned since DLX took fill orders) rather than on
+    /// Knuth's most-constrained item (records written before: absent, so
+    /// false, and their checkpoints resume in the tree that took them).
+    #[serde(default)]
+    pub dlx_by_order: bool,
 }
 
 impl StoredCount {

@@ -198,6 +198,8 @@ pub enum TaskKind {
         split_seq: u32,
         /// The job's fill order.
         order: FillOrder,
+        /// DLX: Knuth's most-constrained rule instead of the order.
+        most_constrained: bool,
     },
     /// One round of best-score search.
     Best {
@@ -226,6 +228,7 @@ pub fn decode_assignment(a: &pb::Assignment) -> Result<Work, WireError> {
                     .parse()
                     .map_err(|e| WireError::new("count.order", e))?
             },
+            most_constrained: c.most_constrained,
         },
         Some(pb::assignment::Kind::Best(b)) => TaskKind::Best {
             lease: BestLease {
@@ -366,6 +369,7 @@ mod tests {
                 checkpoint: None,
                 split_seq: 0,
                 order: FillOrder::RowMajor,
+                most_constrained: false,
             }
         );
     }

@@ -134,8 +134,10 @@ struct Job {
     prefix: Arc<Prefix>,
     /// Best tasks: this round's seed and budget, and the job's settings.
     best: Option<(BestLease, BestSearch)>,
-    /// Count tasks: the job's fill order.
+    /// Count tasks: the job's fill order, and whether DLX branches by
+    /// Knuth's most-constrained rule instead.
     order: FillOrder,
+    most_constrained: bool,
 }
 
 async fn run_assignment(
@@ -153,14 +155,17 @@ async fn run_assignment(
                 prefix: Arc::new(work.prefix),
                 best: None,
                 order: e2_shared::engine::COUNT_ORDER,
+                most_constrained: false,
             };
             let machine = match work.kind {
                 TaskKind::Count {
                     checkpoint,
                     split_seq,
                     order,
+                    most_constrained,
                 } => {
                     job.order = order;
+                    job.most_constrained = most_constrained;
                     TaskMachine::count(timings, checkpoint, split_seq)
                 }
                 TaskKind::Best { lease, search } => {
@@ -382,11 +387,12 @@ impl<'a> Driver<'a> {
             return;
         };
         let control = Control::new();
-        let (puzzle, prefix, engine, order, c) = (
+        let (puzzle, prefix, engine, order, most_constrained, c) = (
             Arc::clone(&job.puzzle),
             Arc::clone(&job.prefix),
             job.engine,
             job.order,
+            job.most_constrained,
             Arc::clone(&control),
         );
         let handle = match job.best {
@@ -394,7 +400,9 @@ impl<'a> Driver<'a> {
                 let limits = Limits::none().with_control(&c);
                 let report = engine
                     .count(
-                        &Subtree::new(&puzzle, &prefix).with_order(order),
+                        &Subtree::new(&puzzle, &prefix)
+                            .with_order(order)
+                            .with_most_constrained(most_constrained),
                         resume.as_ref(),
                         &limits,
                         |_| {},

@@ -37,8 +37,9 @@ pub struct CountArgs {
     /// The puzzle (Puzzle JSON or CSV).
     #[arg(long, value_name = "P.json")]
     pub puzzle: String,
-    /// dlx: Knuth's Algorithm C, choosing the most constrained item;
-    /// backtrack: the bitmask backtracker, row by row (docs/engines.md).
+    /// dlx: Knuth's Algorithm C, branching on the fill order's next empty
+    /// cell unless a cell or piece is forced; backtrack: the bitmask
+    /// backtracker, cell by cell in the fill order (docs/engines.md).
     #[arg(long, default_value = "backtrack", value_name = "ENGINE")]
     pub engine: Engine,
     /// Keep the job in this sled directory: rerun the same command to resume
@@ -48,7 +49,7 @@ pub struct CountArgs {
     /// Engine threads (default: every core).
     #[arg(long, value_name = "N", value_parser = crate::commands::threads_arg)]
     pub threads: Option<usize>,
-    /// The fill order of the backtracker's tree (e.g. row-major,
+    /// The fill order of the tree (both engines; e.g. row-major,
     /// border-first; `e2 estimate` lists them with their estimated
     /// sizes). Default: the order with the smallest estimated tree, which
     /// the output names. A resumed count keeps the order it started with.

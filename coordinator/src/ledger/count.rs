@@ -67,6 +67,7 @@ impl JobPolicy for Count {
                 estimate: plan.estimate.map(|n| n.round() as u64),
                 asked_symmetry: ask.symmetry,
                 cut_nodes: plan.cut_nodes,
+                dlx_by_order: true,
             }),
         })
     }
@@ -85,6 +86,8 @@ impl JobPolicy for Count {
                 .as_ref()
                 .map(|c| c.order.clone())
                 .unwrap_or_default(),
+            most_constrained: job.engine == Engine::Dlx
+                && !job.count.as_ref().is_some_and(|c| c.dlx_by_order),
         })
     }
 

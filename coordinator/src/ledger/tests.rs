@@ -217,8 +217,63 @@ fn a_release_requeues_from_the_checkpoint() {
             checkpoint: Some(cp),
             split_seq: 0,
             order: e2_shared::order::FillOrder::RowMajor,
+            // A DLX job without a plan predates DLX's fill orders.
+            most_constrained: true,
         }
     );
+}
+
+/// A DLX count planned before DLX took fill orders (its record has no
+/// `dlx_by_order`) tells its workers to branch by the most-constrained
+/// rule, so its checkpoints resume in the tree that took them; one planned
+/// now branches on its order.
+#[test]
+fn dlx_counts_keep_the_rule_they_were_planned_under() {
+    let old: StoredCount = serde_json::from_str(
+        r#"{"order":"row-major","order_chosen":false,"pins":[],"factor":1,
+            "symmetry":"none","estimate":null,"asked_symmetry":false,"cut_nodes":0}"#,
+    )
+    .unwrap();
+    assert!(!old.dlx_by_order);
+    let new = StoredCount {
+        dlx_by_order: true,
+        ..old.clone()
+    };
+    for (engine, count, expected) in [
+        (Engine::Dlx, old.clone(), true),
+        (Engine::Dlx, new.clone(), false),
+        (Engine::Backtrack, old, false),
+        (Engine::Backtrack, new, false),
+    ] {
+        let mut l = fresh_ledger();
+        let clock = Clock::now();
+        let w = l
+            .register(
+                &pb::RegisterRequest {
+                    protocol_version: e2_proto::PROTOCOL_VERSION,
+                    name: "t".into(),
+                    threads: 1,
+                },
+                clock,
+            )
+            .unwrap()
+            .worker_id;
+        let plan = JobPlan {
+            prefixes: vec![prefix(0)],
+            count: Some(count),
+            ..JobPlan::count(&puzzle(), engine)
+        };
+        l.submit(plan, clock);
+        let (reply, _) = l.lease(&w, 1, clock).unwrap();
+        let work = e2_proto::decode_assignment(&reply.assignments[0]).unwrap();
+        let e2_proto::TaskKind::Count {
+            most_constrained, ..
+        } = work.kind
+        else {
+            panic!("a count task");
+        };
+        assert_eq!(most_constrained, expected, "{engine}");
+    }
 }
 
 #[test]
@@ -454,21 +509,23 @@ fn each_kind_plans_its_own_first_tasks() {
         count_order: None,
         fine: false,
     };
-    // DLX has no estimate: a count is cut as a large one, with its plan.
+    // A count that must be cut fine (a verified one) is cut as a large
+    // one whatever its estimate, with its plan; DLX's branches on the order.
     let count = first_tasks(
         &p,
         Mode::Count,
         Engine::Dlx,
         &BestSearch::default(),
-        &ask(1),
+        &PlanAsk {
+            fine: true,
+            ..ask(1)
+        },
     )
     .unwrap();
     assert!(!count.prefixes.is_empty() && count.prefixes.iter().all(|t| !t.is_empty()));
-    assert_eq!(
-        count.count.unwrap().factor,
-        1,
-        "a 2x1 board has no corners to pin"
-    );
+    let plan = count.count.unwrap();
+    assert_eq!(plan.factor, 1, "a 2x1 board has no corners to pin");
+    assert!(plan.dlx_by_order);
     // The backtracker's estimate finds the tiny tree: one task.
     let tiny = first_tasks(
         &p,

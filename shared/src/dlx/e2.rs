@@ -4,7 +4,10 @@
 //! Items, in this order (the order of `shared/data/dlx/*.dlx`, so that the
 //! search, and Knuth's node counts, are the same):
 //!
-//! - primary `c<pos>` for every cell, then `p<piece>` for every piece;
+//! - primary `c<pos>` for every cell, then `p<piece>` for every piece
+//!   (with [`E2Cover::ordered`], the cells in a fill order's sequence, and
+//!   step C3 follows [`Choice::Scan`]: the next empty cell of that order
+//!   unless a cell or piece is down to one option or none);
 //! - secondary `h<x>_<y>` for the seam between cells (x, y) and (x+1, y),
 //!   then `v<x>_<y>` for the seam between (x, y) and (x, y+1); x is the
 //!   column, y the row.
@@ -45,13 +48,14 @@
 
 use std::collections::HashMap;
 
-use super::algorithm_c::AlgorithmC;
+use super::algorithm_c::{AlgorithmC, Choice};
 use super::problem::{Entry, Xcc, NO_COLOUR};
 use super::run::{Limits, Listener, Position, Report};
 use crate::error::{Error, Result};
 use crate::model::{
     canonical_form, rotate, rotation_to, Board, Edges, Placement, Puzzle, DOWN, LEFT, RIGHT, UP,
 };
+use crate::order::FillOrder;
 use crate::search::Engine;
 use crate::search::{Checkpoint, Control, Forced, Prefix, RunEnd};
 
@@ -94,14 +98,42 @@ pub struct E2Cover {
     by_placement: HashMap<(usize, usize, Edges), u32>,
     /// Piece -> index of its class of pieces equal up to rotation.
     class_of: Vec<usize>,
+    /// Step C3's rule for every search on this encoding.
+    choice: Choice,
 }
 
 impl E2Cover {
-    /// Encodes `puzzle` (pieces may repeat up to rotation).
+    /// Encodes `puzzle` (pieces may repeat up to rotation), cells in
+    /// position order, searched with Knuth's MRV rule: dlx2's tree.
     pub fn new(puzzle: &Puzzle) -> Result<Self> {
+        let cells: Vec<usize> = (0..puzzle.cells()).collect();
+        Self::encode(puzzle, &cells, Choice::Mrv)
+    }
+
+    /// Encodes `puzzle` with its cell items in `order`'s sequence, searched
+    /// with [`Choice::Scan`]: the row scan of that order, forced moves first.
+    /// Options and their numbers are [`E2Cover::new`]'s, so are counts; the
+    /// tree (and so the meaning of a checkpoint's path) is the order's.
+    pub fn ordered(puzzle: &Puzzle, order: FillOrder) -> Result<Self> {
+        let hints: Vec<usize> = puzzle.hints.iter().map(|h| h.pos).collect();
+        let mut cells = order.cells(puzzle.width, puzzle.height, &hints);
+        let mut listed = vec![false; puzzle.cells()];
+        cells.retain(|&c| c < listed.len() && !std::mem::replace(&mut listed[c], true));
+        cells.extend((0..puzzle.cells()).filter(|&c| !listed[c]));
+        Self::encode(puzzle, &cells, Choice::Scan)
+    }
+
+    /// The encoding with the cell items listed in `cell_order` (a
+    /// permutation of the cells).
+    fn encode(puzzle: &Puzzle, cell_order: &[usize], choice: Choice) -> Result<Self> {
         puzzle.validate_allowing_duplicates()?;
         let (w, h) = (puzzle.width, puzzle.height);
         let cells = puzzle.cells();
+        // item_of_cell[pos]: the primary item of cell `pos`.
+        let mut item_of_cell = vec![0u32; cells];
+        for (item, &pos) in cell_order.iter().enumerate() {
+            item_of_cell[pos] = item as u32;
+        }
 
         let mut class_by_form: HashMap<Edges, usize> = HashMap::new();
         let mut members: Vec<Vec<usize>> = Vec::new();
@@ -161,7 +193,7 @@ impl E2Cover {
             }
         }
 
-        let mut primary: Vec<String> = (0..cells).map(|c| format!("c{c}")).collect();
+        let mut primary: Vec<String> = cell_order.iter().map(|c| format!("c{c}")).collect();
         primary.extend((0..cells).map(|p| format!("p{p}")));
         let mut secondary = Vec::new();
         for y in 0..h {
@@ -205,7 +237,7 @@ impl E2Cover {
             };
             entries.clear();
             entries.push(Entry {
-                item: pos as u32,
+                item: item_of_cell[pos],
                 colour: NO_COLOUR,
             });
             entries.push(Entry {
@@ -255,6 +287,7 @@ impl E2Cover {
             placements,
             by_placement,
             class_of,
+            choice,
         })
     }
 
@@ -421,7 +454,7 @@ impl E2Cover {
     }
 
     fn run(&self, from: &Position, limits: &Limits, mut hooks: Hooks<'_>) -> Result<CoverReport> {
-        let mut solver = AlgorithmC::new(&self.xcc);
+        let mut solver = AlgorithmC::with_choice(&self.xcc, self.choice);
         let control = hooks.control;
         let mut listener = E2Listener {
             cover: self,
@@ -455,7 +488,7 @@ impl E2Cover {
         }
     }
 
-    /// Every prefix `depth` levels below `base` on the MRV search (and every
+    /// Every prefix `depth` levels below `base` on this encoding's search (and every
     /// solution above that depth): the subtasks whose counts add up to the
     /// count below `base`. Choices the hints force are levels too.
     pub fn prefixes(&self, base: &Prefix, depth: usize) -> Result<Vec<Prefix>> {
@@ -475,7 +508,11 @@ impl E2Cover {
             }
         }
         let mut leaves = Leaves(Vec::new());
-        let report = AlgorithmC::new(&self.xcc).enumerate(&forced, depth, &mut leaves)?;
+        let report = AlgorithmC::with_choice(&self.xcc, self.choice).enumerate(
+            &forced,
+            depth,
+            &mut leaves,
+        )?;
         let nodes = report.nodes.saturating_sub(leaves.0.len() as u64);
         let prefixes = leaves
             .0
@@ -537,6 +574,76 @@ impl Listener for E2Listener<'_, '_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::generator::{generate, GenSpec};
+
+    fn solutions(cover: &E2Cover) -> (u64, u64) {
+        let r = cover
+            .count(&Vec::new(), &Limits::default(), Hooks::default())
+            .unwrap();
+        assert_eq!(r.end, RunEnd::Finished);
+        (r.solutions, r.nodes)
+    }
+
+    /// The scan rule walks another tree, never another count: every fill
+    /// order against MRV, on boards square and not, with and without
+    /// pieces repeated up to rotation, and with a hint.
+    #[test]
+    fn the_scan_rule_counts_what_mrv_counts_under_every_order() {
+        let (mut repeated, mut smaller, mut counted) = (0, 0, 0);
+        for (w, h, colours, border, seed) in [
+            (4, 4, 3, 2, 1),
+            (5, 4, 3, 2, 2),
+            (4, 5, 3, 1, 3),
+            (5, 5, 4, 2, 4),
+            (3, 6, 2, 1, 5),
+        ] {
+            let generated = generate(&GenSpec::sized(w, h, colours, border, seed)).unwrap();
+            let mut puzzle = generated.puzzle;
+            if seed == 4 {
+                let pos = w + 1;
+                let p = generated.solution.placements.as_ref().unwrap()[pos].unwrap();
+                puzzle.hints.push(crate::model::Hint {
+                    pos,
+                    piece: p.piece,
+                    rot: p.rot,
+                });
+            }
+            let mrv = E2Cover::new(&puzzle).unwrap();
+            repeated += usize::from(mrv.class_of.iter().max() != Some(&(puzzle.cells() - 1)));
+            let (count, mrv_nodes) = solutions(&mrv);
+            assert!(count >= 1, "{w}x{h} seed {seed}: the generated board");
+            counted += 1;
+            for order in FillOrder::ALL {
+                let (scan, nodes) = solutions(&E2Cover::ordered(&puzzle, order).unwrap());
+                assert_eq!(scan, count, "{w}x{h} seed {seed} {order}");
+                smaller += usize::from(nodes < mrv_nodes);
+            }
+        }
+        assert_eq!(counted, 5);
+        assert!(repeated >= 2, "only {repeated} sets repeat a piece");
+        assert!(smaller > 0, "the scan rule's tree was never the smaller");
+    }
+
+    /// With no item forced at the root, the scan rule branches on the first
+    /// cell of the order: every first-level prefix places there.
+    #[test]
+    fn the_scan_rule_branches_on_the_orders_next_cell() {
+        let puzzle = generate(&GenSpec::sized(6, 5, 5, 3, 9)).unwrap().puzzle;
+        for order in FillOrder::ALL {
+            let first = order.cells(6, 5, &[])[0];
+            let prefixes = E2Cover::ordered(&puzzle, order)
+                .unwrap()
+                .prefixes(&Vec::new(), 1)
+                .unwrap();
+            assert!(prefixes.len() > 1, "{order}");
+            for prefix in &prefixes {
+                assert_eq!(prefix.len(), 1);
+                assert_eq!(prefix[0].pos, first, "{order}");
+            }
+        }
+        // (MRV, whose fewest options at the root are a corner's, would never
+        // branch on spiral-out's first cell, in the middle of the board.)
+    }
 
     #[test]
     fn frame_rule_is_exact() {

@@ -35,7 +35,7 @@ pub mod run;
 pub mod sparse;
 pub mod text;
 
-pub use algorithm_c::AlgorithmC;
+pub use algorithm_c::{AlgorithmC, Choice};
 pub use e2::{CoverReport, E2Cover, Hooks};
 pub use problem::{Entry, Xcc, NO_COLOUR};
 pub use run::{Limits, Listener, Position, Quiet, Report};

@@ -1,8 +1,9 @@
 //! Knuth's Algorithm C under the contract. The encoding speaks in option
 //! numbers and reports Knuth's update counts; the contract hears placements
-//! and the common report. DLX picks its own order (the most constrained
-//! item first), so a subtree's fill order is ignored, and it cannot score
-//! partial boards.
+//! and the common report. DLX branches on the subtree's fill order (the
+//! next empty cell, unless a cell or piece is down to one option or none),
+//! or, for counts planned before it did, on Knuth's most-constrained item;
+//! it cannot score partial boards.
 
 use crate::backtrack::BestReport;
 use crate::dlx::{self, E2Cover, Hooks};
@@ -18,6 +19,15 @@ use super::{
 
 pub(super) struct Dlx;
 
+/// The encoding `subtree` is searched on (see [`Subtree::most_constrained`]).
+fn cover(subtree: &Subtree<'_>) -> Result<E2Cover> {
+    if subtree.most_constrained {
+        E2Cover::new(subtree.puzzle)
+    } else {
+        E2Cover::ordered(subtree.puzzle, subtree.order)
+    }
+}
+
 fn dlx_limits(limits: &Limits<'_>) -> dlx::Limits {
     dlx::Limits {
         max_nodes: limits.max_nodes,
@@ -31,11 +41,11 @@ impl Contract for Dlx {
         count: true,
         first: true,
         best: false,
-        fill_orders: false,
+        fill_orders: true,
     };
 
-    fn cut(puzzle: &Puzzle, _order: FillOrder, depth: usize) -> Result<Cut> {
-        let (prefixes, nodes) = dlx::cut(puzzle, depth)?;
+    fn cut(puzzle: &Puzzle, order: FillOrder, depth: usize) -> Result<Cut> {
+        let (prefixes, nodes) = E2Cover::ordered(puzzle, order)?.cut(&Vec::new(), depth)?;
         Ok(Cut { prefixes, nodes })
     }
 
@@ -45,7 +55,7 @@ impl Contract for Dlx {
         limits: &Limits<'_>,
         mut on_checkpoint: impl FnMut(&Checkpoint),
     ) -> Result<CountReport> {
-        let cover = E2Cover::new(subtree.puzzle)?;
+        let cover = cover(subtree)?;
         let mut forward = |cp: Checkpoint| on_checkpoint(&cp);
         let hooks = Hooks {
             control: limits.control,
@@ -73,7 +83,7 @@ impl Contract for Dlx {
             control: limits.control,
             ..Hooks::default()
         };
-        let report = E2Cover::new(subtree.puzzle)?.count(subtree.prefix, &dlx_limits, hooks)?;
+        let report = cover(subtree)?.count(subtree.prefix, &dlx_limits, hooks)?;
         Ok(FirstReport {
             board: report.first,
             nodes: report.nodes,

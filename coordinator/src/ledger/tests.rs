@@ -37,14 +37,8 @@ fn ledger_with_job(
     ledger_with_job_on(&puzzle(), Engine::Dlx, mode, search, prefixes)
 }
 
-/// A fresh ledger, one registered worker, and one job of `puzzle`.
-fn ledger_with_job_on(
-    puzzle: &Puzzle,
-    engine: Engine,
-    mode: Mode,
-    search: BestSearch,
-    prefixes: Vec<Prefix>,
-) -> (Ledger, String, Clock) {
+/// A fresh ledger and one registered worker.
+fn ledger_and_worker() -> (Ledger, String, Clock) {
     let mut l = fresh_ledger();
     let clock = Clock::now();
     let w = l
@@ -58,6 +52,18 @@ fn ledger_with_job_on(
         )
         .unwrap()
         .worker_id;
+    (l, w, clock)
+}
+
+/// A fresh ledger, one registered worker, and one job of `puzzle`.
+fn ledger_with_job_on(
+    puzzle: &Puzzle,
+    engine: Engine,
+    mode: Mode,
+    search: BestSearch,
+    prefixes: Vec<Prefix>,
+) -> (Ledger, String, Clock) {
+    let (mut l, w, clock) = ledger_and_worker();
     let plan = JobPlan {
         mode,
         prefixes,
@@ -245,19 +251,7 @@ fn dlx_counts_keep_the_rule_they_were_planned_under() {
         (Engine::Backtrack, old, false),
         (Engine::Backtrack, new, false),
     ] {
-        let mut l = fresh_ledger();
-        let clock = Clock::now();
-        let w = l
-            .register(
-                &pb::RegisterRequest {
-                    protocol_version: e2_proto::PROTOCOL_VERSION,
-                    name: "t".into(),
-                    threads: 1,
-                },
-                clock,
-            )
-            .unwrap()
-            .worker_id;
+        let (mut l, w, clock) = ledger_and_worker();
         let plan = JobPlan {
             prefixes: vec![prefix(0)],
             count: Some(count),

@@ -116,10 +116,8 @@ impl E2Cover {
     /// tree (and so the meaning of a checkpoint's path) is the order's.
     pub fn ordered(puzzle: &Puzzle, order: FillOrder) -> Result<Self> {
         let hints: Vec<usize> = puzzle.hints.iter().map(|h| h.pos).collect();
-        let mut cells = order.cells(puzzle.width, puzzle.height, &hints);
-        let mut listed = vec![false; puzzle.cells()];
-        cells.retain(|&c| c < listed.len() && !std::mem::replace(&mut listed[c], true));
-        cells.extend((0..puzzle.cells()).filter(|&c| !listed[c]));
+        // A permutation of the cells (every order is; `order.rs` tests it).
+        let cells = order.cells(puzzle.width, puzzle.height, &hints);
         Self::encode(puzzle, &cells, Choice::Scan)
     }
 

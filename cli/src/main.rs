@@ -13,7 +13,7 @@ mod signals;
 
 use clap::{Parser, Subcommand};
 
-use commands::{bench, boards, dlx, estimate, experiment, generate, run};
+use commands::{backup, bench, boards, dlx, estimate, experiment, generate, run};
 
 /// e2: a distributed Eternity II solver.
 ///
@@ -63,6 +63,12 @@ enum Command {
     Bench(bench::BenchArgs),
     #[command(flatten)]
     Cluster(cluster::ClusterCommand),
+    /// Write a stopped count's or coordinator's data directory as one
+    /// portable, checksummed file (to resume on another machine).
+    Backup(backup::BackupArgs),
+    /// Fill a new directory from `e2 backup`'s file; the same `e2 count
+    /// --data DIR` (or `e2 coordinator --data DIR`) then resumes there.
+    Restore(backup::RestoreArgs),
 }
 
 fn main() {
@@ -79,6 +85,8 @@ fn main() {
         Command::Experiment(args) => experiment::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Cluster(c) => cluster::run(c),
+        Command::Backup(args) => backup::backup(args),
+        Command::Restore(args) => backup::restore(args),
     };
     if let Err(error) = result {
         eprintln!("error: {error:#}");

@@ -97,3 +97,85 @@ fn an_interrupted_count_keeps_its_progress_and_resumes_to_the_same_total() {
 fn an_interrupted_count_resumes_to_the_published_total() {
     interrupt_then_resume(&data("brendan/s1_06x06.json"), Duration::from_secs(2), 260);
 }
+
+fn e2(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    Command::new(E2).args(args).output().expect("run e2")
+}
+
+/// A count stopped on one machine resumes on another: `e2 backup` writes
+/// the stopped count's directory as one file, `e2 restore` fills a new
+/// directory with it, and the same `e2 count` there resumes to the whole
+/// total. A damaged copy of the file is refused without creating a store.
+#[test]
+fn an_interrupted_count_moves_by_backup_and_resumes_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let puzzle = COUNT_RESUME_PUZZLE.write(dir.path());
+    let expected = engine_count(&puzzle, e2_shared::engine::Engine::Backtrack);
+    let puzzle = puzzle.to_string_lossy().into_owned();
+    let (here, there) = (dir.path().join("here"), dir.path().join("there"));
+    let file = dir.path().join("count.e2backup");
+
+    let (first, code) = count(&puzzle, &here, Some(Duration::from_secs(2)));
+    assert_eq!(
+        first["complete"], false,
+        "finished before the interrupt: {first}"
+    );
+    assert_eq!(code, 130, "{first}");
+
+    let out = e2(&[
+        "backup".as_ref(),
+        "--data".as_ref(),
+        here.as_os_str(),
+        "--out".as_ref(),
+        file.as_os_str(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["jobs"], 1, "{summary}");
+
+    // One changed digit anywhere in a task line: refused, nothing created.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let damaged = dir.path().join("damaged.e2backup");
+    let at = text.find("\"nodes\":").unwrap() + "\"nodes\":".len();
+    let mut bytes = text.into_bytes();
+    bytes[at] = if bytes[at] == b'1' { b'2' } else { b'1' };
+    std::fs::write(&damaged, bytes).unwrap();
+    let elsewhere = dir.path().join("elsewhere");
+    let out = e2(&[
+        "restore".as_ref(),
+        "--data".as_ref(),
+        elsewhere.as_os_str(),
+        damaged.as_os_str(),
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("checksum"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        !elsewhere.exists(),
+        "a refused restore created {}",
+        elsewhere.display()
+    );
+
+    let out = e2(&[
+        "restore".as_ref(),
+        "--data".as_ref(),
+        there.as_os_str(),
+        file.as_os_str(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (last, code) = count(&puzzle, &there, None);
+    assert_eq!(code, 0, "{last}");
+    assert_eq!(last["resumed"], true, "{last}");
+    assert_eq!(last["complete"], true, "{last}");
+    assert_eq!(last["solutions"].as_u64(), Some(expected), "{last}");
+    assert!(last["nodes"].as_u64() >= first["nodes"].as_u64(), "{last}");
+}

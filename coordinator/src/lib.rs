@@ -14,6 +14,7 @@
 //! - [`service`] and [`server`]: the gRPC services and their lifecycle;
 //! - [`http`]: the operator endpoints (Prometheus metrics, status page);
 //! - [`client`]: what the user-facing commands call;
+//! - [`backup`]: the whole store as one portable, checked text file;
 //!
 //! The coordinator knows nothing of engine internals and does not depend on
 //! the worker: prefixes and checkpoints are opaque serde values, and the
@@ -22,6 +23,7 @@
 //! `e2_shared::engine`. The embedded single-process runner and the local
 //! test cluster, which need both sides, live in the `e2-local` crate.
 
+pub mod backup;
 pub mod boards;
 pub mod client;
 pub mod http;

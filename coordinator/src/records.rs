@@ -175,6 +175,43 @@ pub struct JobRecord {
     pub count: Option<StoredCount>,
 }
 
+#[cfg(test)]
+impl JobRecord {
+    /// A running DLX count of a 1×1 puzzle with nothing counted yet: the
+    /// record tests build on.
+    pub(crate) fn sample(id: JobId) -> Self {
+        JobRecord {
+            id,
+            mode: Mode::Count,
+            engine: Engine::Dlx,
+            puzzle: StoredPuzzle {
+                name: "p".into(),
+                width: 1,
+                height: 1,
+                num_colors: 0,
+                pieces: vec![[0, 0, 0, 0]],
+                hints: vec![],
+            },
+            state: JobState::Running,
+            created_unix_ms: 1,
+            finished_unix_ms: None,
+            tasks_total: 1,
+            tasks_done: 0,
+            solutions: 0,
+            nodes_done: 0,
+            next_task_id: 1,
+            deadline_unix_ms: None,
+            target_score: None,
+            top_k: 3,
+            best_score: None,
+            error: None,
+            search: Default::default(),
+            verify: None,
+            count: None,
+        }
+    }
+}
+
 /// How a count job was planned (`e2_shared::count_plan`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoredCount {

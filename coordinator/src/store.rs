@@ -56,6 +56,11 @@ pub enum StoreError {
     Damaged { dir: PathBuf, reason: String },
     #[error("data directory: {0}")]
     Sled(String),
+    #[error(
+        "data directory {dir} already holds jobs; a backup is restored only into an empty \
+         directory (a new path, or move this one aside)"
+    )]
+    NotEmpty { dir: PathBuf },
     #[error("data directory: record {key}: {reason}")]
     Corrupt { key: String, reason: String },
 }
@@ -285,6 +290,21 @@ impl Store {
     }
 
     fn load_checked(&self) -> Result<Loaded, StoreError> {
+        self.check_generation()?;
+        let incarnation = self.incarnation()? + 1;
+        self.meta.insert(
+            INCARNATION,
+            serde_json::to_vec(&incarnation).expect("u64 serialises"),
+        )?;
+        self.flush_generation(true)?;
+        let mut loaded = self.read_all()?;
+        loaded.incarnation = incarnation;
+        Ok(loaded)
+    }
+
+    /// Refuses a store whose log holds fewer flushes than its witness
+    /// recorded; otherwise carries on from its generation.
+    fn check_generation(&self) -> Result<(), StoreError> {
         let on_disk = self
             .meta
             .get(GENERATION)?
@@ -299,20 +319,23 @@ impl Store {
             )));
         }
         self.generation.store(on_disk, Ordering::Release);
-        let incarnation = self
+        Ok(())
+    }
+
+    /// The incarnation last started (0 for a new store).
+    fn incarnation(&self) -> Result<u64, StoreError> {
+        Ok(self
             .meta
             .get(INCARNATION)?
             .map(|v| decode::<u64>(INCARNATION, &v))
             .transpose()?
-            .unwrap_or(0)
-            + 1;
-        self.meta.insert(
-            INCARNATION,
-            serde_json::to_vec(&incarnation).expect("u64 serialises"),
-        )?;
-        self.flush_generation(true)?;
+            .unwrap_or(0))
+    }
+
+    /// Every record, and the incarnation last started, changing nothing.
+    fn read_all(&self) -> Result<Loaded, StoreError> {
         let mut loaded = Loaded {
-            incarnation,
+            incarnation: self.incarnation()?,
             ..Loaded::default()
         };
         for kv in self.jobs.iter() {
@@ -341,6 +364,53 @@ impl Store {
             });
         }
         Ok(loaded)
+    }
+
+    /// Everything on disk, as [`Store::load`] reads it, but without
+    /// starting an incarnation or writing anything: what a backup copies.
+    pub fn snapshot(&self) -> Result<Loaded, StoreError> {
+        let read = || -> Result<Loaded, StoreError> {
+            self.check_generation()?;
+            self.read_all()
+        };
+        match without_panics(read) {
+            Ok(Ok(loaded)) => Ok(loaded),
+            Ok(Err(StoreError::Corrupt { key, reason })) => {
+                Err(self.damaged(format!("record {key} does not read: {reason}")))
+            }
+            Ok(Err(StoreError::Sled(e))) => Err(self.damaged(format!("sled cannot read it: {e}"))),
+            Ok(Err(e)) => Err(e),
+            Err(panic) => Err(self.damaged(format!("sled cannot read it: {panic}"))),
+        }
+    }
+
+    /// Whether the store holds no job, task or best board.
+    pub fn is_empty(&self) -> bool {
+        self.jobs.is_empty() && self.tasks.is_empty() && self.best.is_empty()
+    }
+
+    /// Fills an empty store with `loaded` (a restored backup) in one
+    /// transaction, with its incarnation, and flushes it with a witness,
+    /// so the next [`Store::load`] starts the incarnation after it.
+    pub fn fill(&self, loaded: &Loaded) -> Result<(), StoreError> {
+        if !self.is_empty() {
+            return Err(StoreError::NotEmpty {
+                dir: self.dir.clone(),
+            });
+        }
+        self.check_generation()?;
+        self.meta.insert(
+            INCARNATION,
+            serde_json::to_vec(&loaded.incarnation).expect("u64 serialises"),
+        )?;
+        self.commit(&Writes {
+            jobs: loaded.jobs.clone(),
+            tasks: loaded.tasks.clone(),
+            best_put: loaded.best.clone(),
+            best_remove: Vec::new(),
+            durable: true,
+        })?;
+        self.close()
     }
 
     /// Applies a batch in one transaction over the three data trees;
@@ -475,38 +545,9 @@ fn decode<T: serde::de::DeserializeOwned>(key: &[u8], value: &[u8]) -> Result<T,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::records::{JobState, Mode, StoredPuzzle};
 
     fn job(id: JobId) -> JobRecord {
-        JobRecord {
-            id,
-            mode: Mode::Count,
-            engine: e2_shared::engine::Engine::Dlx,
-            puzzle: StoredPuzzle {
-                name: "p".into(),
-                width: 1,
-                height: 1,
-                num_colors: 0,
-                pieces: vec![[0, 0, 0, 0]],
-                hints: vec![],
-            },
-            state: JobState::Running,
-            created_unix_ms: 1,
-            finished_unix_ms: None,
-            tasks_total: 1,
-            tasks_done: 0,
-            solutions: 0,
-            nodes_done: 0,
-            next_task_id: 1,
-            deadline_unix_ms: None,
-            target_score: None,
-            top_k: 3,
-            best_score: None,
-            error: None,
-            search: Default::default(),
-            verify: None,
-            count: None,
-        }
+        JobRecord::sample(id)
     }
 
     /// The load that hung the first design (32 completions at once, each

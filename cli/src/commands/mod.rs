@@ -1,5 +1,6 @@
 //! One module per group of subcommands; each is a thin layer over a library.
 
+pub mod backup;
 pub mod bench;
 pub mod boards;
 pub mod dlx;

@@ -278,7 +278,16 @@ impl Store {
     /// returning), so lease epochs issued from now on are above any issued
     /// before the restart.
     pub fn load(&self) -> Result<Loaded, StoreError> {
-        match without_panics(|| self.load_checked()) {
+        self.reading(|| self.load_checked())
+    }
+
+    /// Runs a read of the whole store, turning a record that does not
+    /// decode, a sled error or a panic inside sled into [`StoreError::Damaged`].
+    fn reading(
+        &self,
+        read: impl FnOnce() -> Result<Loaded, StoreError>,
+    ) -> Result<Loaded, StoreError> {
+        match without_panics(read) {
             Ok(Ok(loaded)) => Ok(loaded),
             Ok(Err(StoreError::Corrupt { key, reason })) => {
                 Err(self.damaged(format!("record {key} does not read: {reason}")))
@@ -369,19 +378,10 @@ impl Store {
     /// Everything on disk, as [`Store::load`] reads it, but without
     /// starting an incarnation or writing anything: what a backup copies.
     pub fn snapshot(&self) -> Result<Loaded, StoreError> {
-        let read = || -> Result<Loaded, StoreError> {
+        self.reading(|| {
             self.check_generation()?;
             self.read_all()
-        };
-        match without_panics(read) {
-            Ok(Ok(loaded)) => Ok(loaded),
-            Ok(Err(StoreError::Corrupt { key, reason })) => {
-                Err(self.damaged(format!("record {key} does not read: {reason}")))
-            }
-            Ok(Err(StoreError::Sled(e))) => Err(self.damaged(format!("sled cannot read it: {e}"))),
-            Ok(Err(e)) => Err(e),
-            Err(panic) => Err(self.damaged(format!("sled cannot read it: {panic}"))),
-        }
+        })
     }
 
     /// Whether the store holds no job, task or best board.

@@ -23,8 +23,9 @@
 //! byte before it, so a file cut short, edited or mixed with another is
 //! refused as a whole, with the line that gave it away, before anything is
 //! written. A restore also checks what the ledger relies on: unique job and
-//! task ids, every task and board belonging to a job in the file, and each
-//! count job's total equal to the sum over its finished tasks. It fills only
+//! task ids, every task and board belonging to a job in the file, each
+//! job's puzzle passing the checks of a submission, and each count job's
+//! total equal to the sum over its finished tasks. It fills only
 //! an empty directory, in one transaction; the coordinator that opens it
 //! next starts a new incarnation, so no lease from before the backup is
 //! honoured.
@@ -276,6 +277,10 @@ fn check(loaded: &Loaded) -> Result<(), BackupError> {
         if jobs.insert(job.id, job).is_some() {
             return bad(format!("job {} appears twice", job.id));
         }
+        // The same rules as a submission: the coordinator plans with it.
+        if let Err(e) = job.puzzle.to_puzzle().validate_allowing_duplicates() {
+            return bad(format!("job {}: its puzzle: {e}", job.id));
+        }
     }
     let mut seen = HashSet::new();
     let mut tally: HashMap<JobId, (u64, u64)> = HashMap::new();
@@ -498,6 +503,10 @@ mod tests {
         loaded.tasks[2].job = 9;
         let err = read(&mut &text(&loaded)[..]).unwrap_err().to_string();
         assert!(err.contains("job 9, which is not in the backup"), "{err}");
+        let mut loaded = records();
+        loaded.jobs[1].puzzle.width = 0;
+        let err = read(&mut &text(&loaded)[..]).unwrap_err().to_string();
+        assert!(err.contains("job 2: its puzzle:"), "{err}");
         let mut loaded = records();
         loaded.tasks.push(loaded.tasks[0].clone());
         let err = read(&mut &text(&loaded)[..]).unwrap_err().to_string();

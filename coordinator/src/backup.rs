@@ -250,9 +250,13 @@ pub fn read(input: &mut impl BufRead) -> Result<Loaded, BackupError> {
         hash.add(&buf);
     }
     let Some((line, end)) = end else {
-        return Err(BackupError::Line {
-            line: n,
-            reason: "no end line: the file was cut short".into(),
+        return Err(if n == 0 {
+            BackupError::Inconsistent("the file is empty: not an e2 backup".into())
+        } else {
+            BackupError::Line {
+                line: n,
+                reason: "no end line: the file was cut short".into(),
+            }
         });
     };
     let held = (loaded.jobs.len(), loaded.tasks.len(), loaded.best.len());
@@ -472,7 +476,7 @@ mod tests {
         for cut in 0..file.len() {
             let err = read(&mut &file[..cut]).unwrap_err().to_string();
             assert!(
-                err.contains("cut short") || err.contains("first line") || cut == 0,
+                err.contains("cut short") || (cut == 0 && err.contains("empty")),
                 "cut at {cut}: {err}"
             );
         }

@@ -34,7 +34,7 @@
 //! times smaller than MRV's (a most-constrained piece item with two options
 //! is a poor branch where a cell next to filled ones is a good one).
 
-use super::links::Links;
+use super::links::{Links, Narrow, Wide, Width};
 use super::problem::Xcc;
 use super::run::{Limits, Listener, Position, Report};
 use crate::error::{Error, Result};
@@ -98,10 +98,79 @@ impl Pace {
 /// Algorithm C over one problem: the dancing-links memory and the stack.
 ///
 /// Between runs the memory is always back in its initial state, so one
-/// solver can run many prefixes one after another.
+/// solver can run many prefixes one after another. The memory is laid out
+/// with 16-bit fields when the problem fits them, else 32-bit ones (see
+/// `links.rs`); the search, its nodes and its updates are the same either
+/// way, and which one runs is decided once, here, not in the dance.
 #[derive(Debug, Clone)]
-pub struct AlgorithmC {
-    links: Links,
+pub struct AlgorithmC(Memory);
+
+#[derive(Debug, Clone)]
+enum Memory {
+    Narrow(Search<Narrow>),
+    Wide(Search<Wide>),
+}
+
+impl AlgorithmC {
+    /// Step C1: lays `xcc` out in memory.
+    pub fn new(xcc: &Xcc) -> Self {
+        Self::with_choice(xcc, Choice::Mrv)
+    }
+
+    /// Step C1, with step C3 following `choice`.
+    pub fn with_choice(xcc: &Xcc, choice: Choice) -> Self {
+        AlgorithmC(if Narrow::fits(xcc) {
+            Memory::Narrow(Search::with_choice(xcc, choice))
+        } else {
+            Memory::Wide(Search::with_choice(xcc, choice))
+        })
+    }
+
+    /// Counts (and reports to `listener`) the solutions below `from`.
+    ///
+    /// A fresh run is `Position { forced: prefix, ..Default::default() }`.
+    /// A prefix whose options conflict has no solutions: the run finishes at
+    /// once with none. A position whose path does not fit the problem is an
+    /// error.
+    pub fn run<L: Listener>(
+        &mut self,
+        from: &Position,
+        limits: &Limits,
+        control: Option<&Control>,
+        listener: &mut L,
+    ) -> Result<Report> {
+        match &mut self.0 {
+            Memory::Narrow(s) => s.run(from, limits, control, listener),
+            Memory::Wide(s) => s.run(from, limits, control, listener),
+        }
+    }
+
+    /// Reports to [`Listener::leaf`] every node `depth` levels below the
+    /// forced options (and every solution above that depth), each as the
+    /// full list of options leading to it. Their subtrees partition the
+    /// search: their counts add up to the whole count.
+    pub fn enumerate<L: Listener>(
+        &mut self,
+        forced: &[u32],
+        depth: usize,
+        listener: &mut L,
+    ) -> Result<Report> {
+        match &mut self.0 {
+            Memory::Narrow(s) => s.enumerate(forced, depth, listener),
+            Memory::Wide(s) => s.enumerate(forced, depth, listener),
+        }
+    }
+
+    /// Whether the memory has 16-bit fields.
+    pub fn is_narrow(&self) -> bool {
+        matches!(self.0, Memory::Narrow(_))
+    }
+}
+
+/// The search over one memory layout.
+#[derive(Debug, Clone)]
+struct Search<W: Width> {
+    links: Links<W>,
     /// `N1`: primary items are Knuth's items `1..=n1`.
     n1: u32,
     options: u32,
@@ -121,16 +190,11 @@ pub enum Choice {
     Scan,
 }
 
-impl AlgorithmC {
-    /// Step C1: lays `xcc` out in memory.
-    pub fn new(xcc: &Xcc) -> Self {
-        Self::with_choice(xcc, Choice::Mrv)
-    }
-
+impl<W: Width> Search<W> {
     /// Step C1, with step C3 following `choice`.
-    pub fn with_choice(xcc: &Xcc, choice: Choice) -> Self {
+    fn with_choice(xcc: &Xcc, choice: Choice) -> Self {
         let n1 = xcc.primary_items() as u32;
-        AlgorithmC {
+        Search {
             links: Links::new(xcc),
             n1,
             options: xcc.options(),
@@ -140,13 +204,8 @@ impl AlgorithmC {
         }
     }
 
-    /// Counts (and reports to `listener`) the solutions below `from`.
-    ///
-    /// A fresh run is `Position { forced: prefix, ..Default::default() }`.
-    /// A prefix whose options conflict has no solutions: the run finishes at
-    /// once with none. A position whose path does not fit the problem is an
-    /// error.
-    pub fn run<L: Listener>(
+    /// [`AlgorithmC::run`].
+    fn run<L: Listener>(
         &mut self,
         from: &Position,
         limits: &Limits,
@@ -156,11 +215,8 @@ impl AlgorithmC {
         self.search(from, limits, control, usize::MAX, listener)
     }
 
-    /// Reports to [`Listener::leaf`] every node `depth` levels below the
-    /// forced options (and every solution above that depth), each as the
-    /// full list of options leading to it. Their subtrees partition the
-    /// search: their counts add up to the whole count.
-    pub fn enumerate<L: Listener>(
+    /// [`AlgorithmC::enumerate`].
+    fn enumerate<L: Listener>(
         &mut self,
         forced: &[u32],
         depth: usize,
@@ -528,7 +584,12 @@ mod tests {
 
     #[test]
     fn a_run_leaves_memory_as_it_found_it() {
-        let mut solver = AlgorithmC::new(&knuth_seven());
+        leaves_memory_as_it_found_it::<Narrow>();
+        leaves_memory_as_it_found_it::<Wide>();
+    }
+
+    fn leaves_memory_as_it_found_it<W: Width>() {
+        let mut solver = Search::<W>::with_choice(&knuth_seven(), Choice::Mrv);
         let before = solver.links.snapshot();
         let r = solver
             .run(&Position::default(), &Limits::none(), None, &mut Quiet)
@@ -540,6 +601,43 @@ mod tests {
             .unwrap();
         assert_eq!(r.end, RunEnd::BudgetSpent);
         assert_eq!(solver.links.snapshot(), before);
+    }
+
+    /// The two layouts are one search: the same solutions, nodes, updates
+    /// and first solution, under both step C3 rules, on an edge-matching
+    /// board with colours (and on Knuth's example). Runs stopped by a node
+    /// budget stop at the same place.
+    #[test]
+    fn narrow_and_wide_memories_search_alike() {
+        use crate::generator::{generate, GenSpec};
+        let puzzle = generate(&GenSpec::sized(5, 4, 5, 3, 3)).unwrap().puzzle;
+        let board = super::super::E2Cover::new(&puzzle).unwrap().xcc().clone();
+        assert!(Narrow::fits(&board));
+        for xcc in [knuth_seven(), board] {
+            for choice in [Choice::Mrv, Choice::Scan] {
+                for limits in [Limits::none(), Limits::nodes(50)] {
+                    let run = |mut s: AlgorithmC| {
+                        s.run(&Position::default(), &limits, None, &mut Quiet)
+                            .unwrap()
+                    };
+                    let narrow = run(AlgorithmC(Memory::Narrow(Search::with_choice(
+                        &xcc, choice,
+                    ))));
+                    let wide = run(AlgorithmC(Memory::Wide(Search::with_choice(&xcc, choice))));
+                    assert_eq!(narrow, wide, "{choice:?}");
+                    assert!(narrow.nodes > 0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_problem_too_big_for_16_bits_gets_the_wide_memory() {
+        let names = (0..40_000).map(|i| format!("i{i}")).collect();
+        let mut big = Xcc::new(names, vec![]).unwrap();
+        big.add_option(&[Entry { item: 0, colour: 0 }]).unwrap();
+        assert!(!AlgorithmC::new(&big).is_narrow());
+        assert!(AlgorithmC::new(&knuth_seven()).is_narrow());
     }
 
     #[test]

@@ -160,6 +160,15 @@ impl Xcc {
         self.entries.len()
     }
 
+    /// The largest colour any entry asks for ([`NO_COLOUR`] if none).
+    pub fn max_colour(&self) -> u32 {
+        self.entries
+            .iter()
+            .map(|e| e.colour)
+            .max()
+            .unwrap_or(NO_COLOUR)
+    }
+
     /// A colour as the text format writes it.
     pub fn colour_name(&self, colour: u32) -> String {
         match self.colour_names.get((colour as usize).wrapping_sub(1)) {

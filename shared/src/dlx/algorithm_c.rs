@@ -139,9 +139,10 @@ impl AlgorithmC {
         control: Option<&Control>,
         listener: &mut L,
     ) -> Result<Report> {
+        let leaves = usize::MAX;
         match &mut self.0 {
-            Memory::Narrow(s) => s.run(from, limits, control, listener),
-            Memory::Wide(s) => s.run(from, limits, control, listener),
+            Memory::Narrow(s) => s.search(from, limits, control, leaves, listener),
+            Memory::Wide(s) => s.search(from, limits, control, leaves, listener),
         }
     }
 
@@ -202,17 +203,6 @@ impl<W: Width> Search<W> {
             x: vec![0; n1 as usize + 1],
             choice,
         }
-    }
-
-    /// [`AlgorithmC::run`].
-    fn run<L: Listener>(
-        &mut self,
-        from: &Position,
-        limits: &Limits,
-        control: Option<&Control>,
-        listener: &mut L,
-    ) -> Result<Report> {
-        self.search(from, limits, control, usize::MAX, listener)
     }
 
     /// [`AlgorithmC::enumerate`].
@@ -591,13 +581,14 @@ mod tests {
     fn leaves_memory_as_it_found_it<W: Width>() {
         let mut solver = Search::<W>::with_choice(&knuth_seven(), Choice::Mrv);
         let before = solver.links.snapshot();
+        let fresh = Position::default();
         let r = solver
-            .run(&Position::default(), &Limits::none(), None, &mut Quiet)
+            .search(&fresh, &Limits::none(), None, usize::MAX, &mut Quiet)
             .unwrap();
         assert_eq!(r.solutions, 1);
         assert_eq!(solver.links.snapshot(), before);
         let r = solver
-            .run(&Position::default(), &Limits::nodes(2), None, &mut Quiet)
+            .search(&fresh, &Limits::nodes(2), None, usize::MAX, &mut Quiet)
             .unwrap();
         assert_eq!(r.end, RunEnd::BudgetSpent);
         assert_eq!(solver.links.snapshot(), before);

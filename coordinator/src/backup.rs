@@ -71,21 +71,21 @@ pub struct Summary {
     pub best: usize,
 }
 
+impl Summary {
+    fn of(loaded: &Loaded) -> Self {
+        Summary {
+            jobs: loaded.jobs.len(),
+            tasks: loaded.tasks.len(),
+            best: loaded.best.len(),
+        }
+    }
+}
+
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Header {
     version: u32,
     incarnation: u64,
-}
-
-/// A best-board record: its sled key's parts and the BoardDoc.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Best {
-    job: JobId,
-    score: u32,
-    hash: u64,
-    doc: String,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -103,7 +103,7 @@ enum Line {
     E2Backup(Header),
     Job(Box<JobRecord>),
     Task(Box<TaskRecord>),
-    Best(Best),
+    Best(BestEntry),
     End(End),
 }
 
@@ -152,20 +152,10 @@ pub fn write(loaded: &Loaded, out: &mut impl Write) -> Result<Summary, BackupErr
     for task in &loaded.tasks {
         put(&Line::Task(Box::new(task.clone())), &mut hash)?;
     }
-    for b in &loaded.best {
-        let best = Best {
-            job: b.job,
-            score: b.score,
-            hash: b.hash,
-            doc: b.doc.clone(),
-        };
-        put(&Line::Best(best), &mut hash)?;
+    for best in &loaded.best {
+        put(&Line::Best(best.clone()), &mut hash)?;
     }
-    let summary = Summary {
-        jobs: loaded.jobs.len(),
-        tasks: loaded.tasks.len(),
-        best: loaded.best.len(),
-    };
+    let summary = Summary::of(loaded);
     let end = Line::End(End {
         jobs: summary.jobs,
         tasks: summary.tasks,
@@ -229,12 +219,7 @@ pub fn read(input: &mut impl BufRead) -> Result<Loaded, BackupError> {
             }
             Line::Job(job) => loaded.jobs.push(*job),
             Line::Task(task) => loaded.tasks.push(*task),
-            Line::Best(b) => loaded.best.push(BestEntry {
-                job: b.job,
-                score: b.score,
-                hash: b.hash,
-                doc: b.doc,
-            }),
+            Line::Best(best) => loaded.best.push(best),
             Line::End(e) => {
                 if e.fnv1a64 != hash.hex() {
                     return Err(at(format!(
@@ -363,11 +348,7 @@ pub fn restore(dir: &Path, input: &mut impl BufRead) -> Result<Summary, BackupEr
     }
     let store = Store::open(dir)?;
     store.fill(&loaded)?;
-    Ok(Summary {
-        jobs: loaded.jobs.len(),
-        tasks: loaded.tasks.len(),
-        best: loaded.best.len(),
-    })
+    Ok(Summary::of(&loaded))
 }
 
 #[cfg(test)]

@@ -422,8 +422,10 @@ impl TaskRecord {
     }
 }
 
-/// One kept board of a best job, its sled key ordering it best first.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One kept board of a best job, its sled key ordering it best first
+/// (serde only for backups: sled keeps the doc under the key's parts).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BestEntry {
     pub job: JobId,
     pub score: u32,

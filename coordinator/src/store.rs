@@ -301,10 +301,7 @@ impl Store {
     fn load_checked(&self) -> Result<Loaded, StoreError> {
         self.check_generation()?;
         let incarnation = self.incarnation()? + 1;
-        self.meta.insert(
-            INCARNATION,
-            serde_json::to_vec(&incarnation).expect("u64 serialises"),
-        )?;
+        self.set_incarnation(incarnation)?;
         self.flush_generation(true)?;
         let mut loaded = self.read_all()?;
         loaded.incarnation = incarnation;
@@ -339,6 +336,12 @@ impl Store {
             .map(|v| decode::<u64>(INCARNATION, &v))
             .transpose()?
             .unwrap_or(0))
+    }
+
+    fn set_incarnation(&self, incarnation: u64) -> Result<(), StoreError> {
+        let value = serde_json::to_vec(&incarnation).expect("u64 serialises");
+        self.meta.insert(INCARNATION, value)?;
+        Ok(())
     }
 
     /// Every record, and the incarnation last started, changing nothing.
@@ -399,10 +402,7 @@ impl Store {
             });
         }
         self.check_generation()?;
-        self.meta.insert(
-            INCARNATION,
-            serde_json::to_vec(&loaded.incarnation).expect("u64 serialises"),
-        )?;
+        self.set_incarnation(loaded.incarnation)?;
         self.commit(&Writes {
             jobs: loaded.jobs.clone(),
             tasks: loaded.tasks.clone(),

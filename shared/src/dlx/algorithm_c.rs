@@ -163,7 +163,8 @@ impl AlgorithmC {
     }
 
     /// Whether the memory has 16-bit fields.
-    pub fn is_narrow(&self) -> bool {
+    #[cfg(test)]
+    fn is_narrow(&self) -> bool {
         matches!(self.0, Memory::Narrow(_))
     }
 }

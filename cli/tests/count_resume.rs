@@ -179,3 +179,77 @@ fn an_interrupted_count_moves_by_backup_and_resumes_elsewhere() {
     assert_eq!(last["solutions"].as_u64(), Some(expected), "{last}");
     assert!(last["nodes"].as_u64() >= first["nodes"].as_u64(), "{last}");
 }
+
+/// A data directory that stops taking writes part way through a count (a
+/// file-size limit on the process stands in for a full disk: writes past it
+/// fail with EFBIG, as they would with ENOSPC): the count stops within
+/// seconds with one line naming the failed write, instead of waiting forever
+/// on a coordinator that can no longer record anything. Once the disk takes
+/// writes again, the same command resumes to the exact total.
+#[test]
+fn a_count_whose_disk_fills_stops_with_one_line_and_resumes_exactly() {
+    use std::os::unix::process::CommandExt;
+    use std::time::Instant;
+
+    let dir = tempfile::tempdir().unwrap();
+    let puzzle = COUNT_RESUME_PUZZLE.write(dir.path());
+    let expected = engine_count(&puzzle, e2_shared::engine::Engine::Backtrack);
+    let data = dir.path().join("count");
+    let run = |limit: Option<u64>| {
+        let mut cmd = Command::new(E2);
+        cmd.args(["count", "--threads", "2", "--puzzle"])
+            .arg(&puzzle)
+            .arg("--data")
+            .arg(&data)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(bytes) = limit {
+            // SAFETY: between fork and exec the closure makes two plain
+            // system calls and allocates nothing.
+            unsafe {
+                cmd.pre_exec(move || {
+                    libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+                    let lim = libc::rlimit {
+                        rlim_cur: bytes,
+                        rlim_max: bytes,
+                    };
+                    if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
+        let mut child = cmd.spawn().expect("start e2 count");
+        let started = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if started.elapsed() > Duration::from_secs(60) {
+                child.kill().unwrap();
+                panic!("e2 count still running after 60 s: it hangs on the failed write");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        child.wait_with_output().unwrap()
+    };
+
+    // 32 KiB: sled's file passes it a few writes into the count.
+    let full = run(Some(32 * 1024));
+    let stderr = String::from_utf8_lossy(&full.stderr);
+    assert_eq!(full.status.code(), Some(1), "{stderr}");
+    let errors: Vec<_> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    let error = errors[0].to_lowercase();
+    assert!(
+        error.contains("failed write") && error.contains("file too large"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+
+    let last = run(None);
+    let stdout = String::from_utf8_lossy(&last.stdout);
+    assert_eq!(last.status.code(), Some(0), "{stdout}");
+    let last: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(last["resumed"], true, "the job was not kept: {last}");
+    assert_eq!(last["complete"], true, "{last}");
+    assert_eq!(last["solutions"].as_u64(), Some(expected), "{last}");
+}

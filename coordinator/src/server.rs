@@ -64,9 +64,10 @@ pub enum CoordinatorError {
     #[error("TLS: the certificate or key does not load: {0}")]
     Tls(String),
     #[error(
-        "the coordinator stopped after a storage failure; restart it on the same --data to resume"
+        "the coordinator stopped after a failed write ({reason}); what was written before is \
+         kept: fix the disk (or free space) and start again on the same --data to resume"
     )]
-    StorageFailed,
+    StorageFailed { reason: String },
 }
 
 /// How long [`Running::wait`] waits for the last holders of the store.
@@ -81,12 +82,19 @@ pub struct Running {
     pub status_page_addr: Option<SocketAddr>,
     pub shared: Arc<Shared>,
     server: JoinHandle<Result<(), CoordinatorError>>,
+    stopped: CancellationToken,
 }
 
 impl Running {
     /// `http://addr`, what workers and clients dial.
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// Cancelled once the coordinator stops serving, whether its caller
+    /// stopped it or a storage failure did ([`Running::wait`] says which).
+    pub fn stopped(&self) -> CancellationToken {
+        self.stopped.clone()
     }
 
     /// Waits until the server has stopped and the store is flushed, then
@@ -224,6 +232,7 @@ pub async fn start_on(
         .add_service(health_service)
         .add_service(InterceptedService::new(workers, auth.clone()))
         .add_service(InterceptedService::new(clients, auth));
+    let ended = stop.clone();
     let server = {
         let shared = Arc::clone(&shared);
         let outer = shutdown.clone();
@@ -251,11 +260,16 @@ pub async fn start_on(
                 Err(e) => Err(StoreError::Sled(format!("closing the store: {e}"))),
             };
             tracing::info!("coordinator stopped");
+            if !outer.is_cancelled() {
+                // The failure is the news; the last flush fails with it.
+                if let Err(e) = flushed {
+                    tracing::warn!("the last flush after the failure: {e}");
+                }
+                let reason = shared.failure().unwrap_or("unknown").to_string();
+                return Err(CoordinatorError::StorageFailed { reason });
+            }
             served?;
             flushed?;
-            if !outer.is_cancelled() {
-                return Err(CoordinatorError::StorageFailed);
-            }
             Ok(())
         })
     };
@@ -265,6 +279,7 @@ pub async fn start_on(
         status_page_addr,
         shared,
         server,
+        stopped: ended,
     })
 }
 

@@ -11,7 +11,7 @@
 //! reloads the last consistent state from sled.
 
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use e2_proto::pb::client_service_server::ClientService;
@@ -36,6 +36,8 @@ pub struct Shared {
     changes: watch::Sender<u64>,
     /// Cancelled when the coordinator must stop (disk failure, shutdown).
     stop: CancellationToken,
+    /// The storage failure that stopped it, if one did.
+    failure: OnceLock<String>,
 }
 
 impl Shared {
@@ -45,11 +47,26 @@ impl Shared {
             store,
             changes: watch::channel(0).0,
             stop,
+            failure: OnceLock::new(),
         })
     }
 
     pub fn store(&self) -> &Store {
         &self.store
+    }
+
+    /// The storage failure that stopped this coordinator, if one did.
+    pub fn failure(&self) -> Option<&str> {
+        self.failure.get().map(String::as_str)
+    }
+
+    /// A write did not reach the disk: memory is now ahead of it, so stop
+    /// (a restart reloads the last consistent state), and say why.
+    fn fail(&self, e: &crate::store::StoreError) -> Status {
+        tracing::error!("{e}; stopping so that a restart reloads a consistent state");
+        let _ = self.failure.set(e.to_string());
+        self.stop.cancel();
+        Status::unavailable(format!("coordinator storage failed: {e}"))
     }
 
     /// Reads the ledger without changing it.
@@ -71,22 +88,12 @@ impl Shared {
                     result,
                     (writes.durable && !writes.is_empty()).then_some(seq),
                 ),
-                Err(e) => {
-                    tracing::error!("{e}; stopping so that a restart reloads a consistent state");
-                    self.stop.cancel();
-                    return Err(Status::unavailable(format!(
-                        "coordinator storage failed: {e}"
-                    )));
-                }
+                Err(e) => return Err(self.fail(&e)),
             }
         };
         if let Some(seq) = durable {
             if let Err(e) = self.store.flush_upto(seq).await {
-                tracing::error!("{e}; stopping so that a restart reloads a consistent state");
-                self.stop.cancel();
-                return Err(Status::unavailable(format!(
-                    "coordinator storage failed: {e}"
-                )));
+                return Err(self.fail(&e));
             }
         }
         self.changes.send_modify(|v| *v += 1);

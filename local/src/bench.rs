@@ -210,7 +210,8 @@ async fn count_with(puzzle: &Puzzle, engine: Engine, workers: usize) -> Result<C
         })
         .collect();
     let mut last = None;
-    crate::embedded::wait_for_job(&shared, job, &CancellationToken::new(), |s| {
+    let stopped = running.stopped();
+    crate::embedded::wait_for_job(&shared, job, &CancellationToken::new(), &stopped, |s| {
         last = Some(s.clone())
     })
     .await?;

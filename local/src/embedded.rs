@@ -210,7 +210,9 @@ async fn run_job(
         WorkerConfig::new(running.url(), threads),
         stop_worker.clone(),
     ));
-    let finished = wait_for_job(&shared, job_id, &interrupt, on_status).await?;
+    // A coordinator that stops on its own (a write to the data directory
+    // failed) ends the wait too: its error is what `running.wait` returns.
+    let finished = wait_for_job(&shared, job_id, &interrupt, &running.stopped(), on_status).await?;
     stop_worker.cancel();
     let worked = worker.await.context("worker task")?;
     let status = shared
@@ -236,12 +238,14 @@ async fn run_job(
     })
 }
 
-/// Waits until the job is over (true) or `interrupt` fires (false),
-/// telling `on_status` at most every half second and once at the end.
+/// Waits until the job is over (true) or `interrupt` fires or the
+/// coordinator stops (`stopped`; false), telling `on_status` at most every
+/// half second and once at the end.
 pub(crate) async fn wait_for_job(
     shared: &Shared,
     job_id: u64,
     interrupt: &CancellationToken,
+    stopped: &CancellationToken,
     mut on_status: impl FnMut(&pb::JobStatus),
 ) -> Result<bool> {
     let mut changes = shared.subscribe();
@@ -262,6 +266,7 @@ pub(crate) async fn wait_for_job(
             _ = changes.changed() => {}
             _ = tokio::time::sleep(Duration::from_millis(500)) => {}
             _ = interrupt.cancelled() => return Ok(false),
+            _ = stopped.cancelled() => return Ok(false),
         }
     }
 }

@@ -247,7 +247,12 @@ fn a_count_whose_disk_fills_stops_with_one_line_and_resumes_exactly() {
 
     let last = run(None);
     let stdout = String::from_utf8_lossy(&last.stdout);
-    assert_eq!(last.status.code(), Some(0), "{stdout}");
+    let resumed_err = String::from_utf8_lossy(&last.stderr);
+    assert_eq!(
+        last.status.code(),
+        Some(0),
+        "{stdout}\n{resumed_err}\nthe first run said: {stderr}"
+    );
     let last: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
     assert_eq!(last["resumed"], true, "the job was not kept: {last}");
     assert_eq!(last["complete"], true, "{last}");

@@ -260,6 +260,7 @@ pub async fn start_on(
                 Err(e) => Err(StoreError::Sled(format!("closing the store: {e}"))),
             };
             tracing::info!("coordinator stopped");
+            served?;
             if !outer.is_cancelled() {
                 // The failure is the news; the last flush fails with it.
                 if let Err(e) = flushed {
@@ -268,8 +269,10 @@ pub async fn start_on(
                 let reason = shared.failure().unwrap_or("unknown").to_string();
                 return Err(CoordinatorError::StorageFailed { reason });
             }
-            served?;
-            flushed?;
+            // The last flush of a clean stop failed: the same news.
+            flushed.map_err(|e| CoordinatorError::StorageFailed {
+                reason: e.to_string(),
+            })?;
             Ok(())
         })
     };

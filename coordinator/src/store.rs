@@ -68,18 +68,10 @@ pub enum StoreError {
 impl From<sled::Error> for StoreError {
     fn from(e: sled::Error) -> Self {
         StoreError::Sled(match e {
-            // "No space left on device (os error 28)", not the debug form
-            // sled wraps an I/O error in.
-            sled::Error::Io(io) => match io.raw_os_error() {
-                Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
-                None => match io
-                    .get_ref()
-                    .and_then(|e| e.downcast_ref::<std::io::Error>())
-                {
-                    Some(inner) => inner.to_string(),
-                    None => io.kind().to_string(),
-                },
-            },
+            // sled 0.34 re-wraps a failed write as a custom I/O error whose
+            // text is the original's debug form; its kind reads better
+            // ("no storage space", "file too large").
+            sled::Error::Io(io) if io.raw_os_error().is_none() => io.kind().to_string(),
             other => other.to_string(),
         })
     }

@@ -16,7 +16,7 @@
 //! coordinator.
 
 use e2_proto::pb;
-use e2_shared::engine::{Ask, BestSearch, Engine};
+use e2_shared::engine::{Ask, BestSearch, Engine, TASK_DEPTH};
 use e2_shared::search::Prefix;
 use e2_shared::{Error, Puzzle};
 
@@ -68,7 +68,7 @@ impl JobPolicy for Rounds {
         search: &BestSearch,
         _ask: &PlanAsk,
     ) -> Result<Planned, Error> {
-        let prefixes = search.prefixes(engine, puzzle, 1)?;
+        let prefixes = search.prefixes(engine, puzzle, TASK_DEPTH)?;
         Ok(Planned::plain(if prefixes.is_empty() {
             vec![Vec::new()]
         } else {

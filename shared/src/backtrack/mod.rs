@@ -45,6 +45,7 @@
 //! enumeration, checkpoints and splits run on `walk`; the best-score
 //! search has its own loop because it carries breaks and scores per level.
 
+mod beam;
 mod best;
 mod candidate;
 mod chain;
@@ -60,6 +61,7 @@ mod state;
 mod tables;
 mod walk;
 
+pub use beam::BeamConfig;
 pub use best::{scale_depth, BestConfig, BestReport, BreakSchedule};
 
 use crate::error::{Error, Result};

@@ -55,13 +55,20 @@ impl Contract for Backtrack {
         search: &BestSearch,
         lease: BestLease,
         control: Option<&Control>,
-        on_improved: impl FnMut(&Board),
+        mut on_improved: impl FnMut(&Board),
     ) -> Result<BestReport> {
         // A best job walks its own order, whatever the subtree's says.
-        Backtracker::new(subtree.puzzle, search.order, subtree.prefix)?.best_with(
-            &search.config(lease),
-            control,
-            on_improved,
-        )
+        let mut bt = Backtracker::new(subtree.puzzle, search.order, subtree.prefix)?;
+        if let Some(beam) = search.beam_below_best(subtree.prefix, lease) {
+            // A round from the best board: a beam below its kept cells.
+            let report = bt.beam(&beam, control)?;
+            if report.score > lease.beat {
+                if let Some(board) = &report.board {
+                    on_improved(board);
+                }
+            }
+            return Ok(report);
+        }
+        bt.best_with(&search.config(lease), control, on_improved)
     }
 }

@@ -8,7 +8,12 @@
 //! A round either starts afresh (its task's prefix, a new shuffle) or, half
 //! the time, from the job's best board: its first cells in the fill order,
 //! between 150 and 190 of 256, are kept and the round searches below them
-//! for a better board ([`BestSearch::round_start`]). A board's score is
+//! for a better board ([`BestSearch::round_start`]). A fresh round is the
+//! depth-first break-tolerant walk; a round from the best board is a beam
+//! search of the cells below the kept ones
+//! ([`BestSearch::beam_below_best`]): thousands of tails grown side by side,
+//! the best-scoring kept at each cell, instead of one walk that commits to
+//! its first choices (README, "Benchmarks", has the measured gain). A board's score is
 //! decided in its last rows, by how well the pieces left after the early
 //! rows fit one another; the best board's early rows are a start known to
 //! leave a good remainder, and changing the rows just above the ones that
@@ -19,7 +24,7 @@
 
 use std::time::Duration;
 
-use crate::backtrack::{scale_depth, BestConfig};
+use crate::backtrack::{scale_depth, BeamConfig, BestConfig};
 use crate::error::Result;
 use crate::model::{Board, Puzzle};
 use crate::order::FillOrder;
@@ -35,6 +40,16 @@ pub const ELITE_PERCENT: u64 = 50;
 /// The range of cells (fill order, for 256 cells; scaled to the board)
 /// such a round keeps from the best board.
 pub const ELITE_DEPTHS: (u32, u32) = (150, 190);
+
+/// Members kept per cell by the beam of a round from the best board.
+pub const ELITE_BEAM_WIDTH: usize = 4000;
+
+/// Children one member of that beam offers per cell, at most.
+pub const ELITE_BEAM_FANOUT: usize = 8;
+
+/// Placements in the prefix of a best job's task (the first cell of its
+/// fill order); a round with a longer prefix restarts from the best board.
+pub const TASK_DEPTH: usize = 1;
 
 /// The random stream of the restart choice, apart from the search's own
 /// shuffles (streams 0, 1, ... of the same seed).
@@ -154,6 +169,20 @@ impl BestSearch {
         (!prefix.is_empty()).then_some(prefix)
     }
 
+    /// The beam that a round whose prefix is `prefix` runs, when the
+    /// round restarts from the job's best board (its prefix is longer than
+    /// a task's, see [`BestSearch::round_start`]); `None` for a fresh
+    /// round, which walks depth-first. Only the tuned search restarts so.
+    pub fn beam_below_best(&self, prefix: &Prefix, lease: BestLease) -> Option<BeamConfig> {
+        (!self.whole_tree && self.max_breaks.is_none() && prefix.len() > TASK_DEPTH).then_some(
+            BeamConfig {
+                width: ELITE_BEAM_WIDTH,
+                fanout: ELITE_BEAM_FANOUT,
+                seed: lease.seed,
+            },
+        )
+    }
+
     /// The prefixes of `depth` placements a best job is cut into, in its
     /// own fill order (a prefix means "the first cells of the walk" only
     /// under the order that made it). A whole-tree job is one task, the
@@ -222,6 +251,70 @@ mod tests {
             search.round_start(&puzzle, 7, || Some(board.clone())),
             search.round_start(&puzzle, 7, || Some(board.clone()))
         );
+    }
+
+    #[test]
+    fn rounds_from_the_best_board_run_a_beam_and_fresh_rounds_do_not() {
+        let (puzzle, board) = puzzle_and_board(8, Layout::None);
+        let search = BestSearch::default();
+        let lease = BestLease {
+            seed: 3,
+            budget: 1_000_000,
+            beat: 0,
+        };
+        let tasks = search
+            .prefixes(Engine::Backtrack, &puzzle, TASK_DEPTH)
+            .unwrap();
+        assert!(tasks
+            .iter()
+            .all(|t| search.beam_below_best(t, lease).is_none()));
+        let restart = (0..50)
+            .find_map(|seed| search.round_start(&puzzle, seed, || Some(board.clone())))
+            .unwrap();
+        let beam = search.beam_below_best(&restart, lease).unwrap();
+        assert_eq!((beam.width, beam.seed), (ELITE_BEAM_WIDTH, 3));
+        // Strict, capped and whole-tree searches never restart so.
+        for other in [
+            BestSearch {
+                max_breaks: Some(0),
+                ..search
+            },
+            BestSearch {
+                max_breaks: Some(4),
+                ..search
+            },
+            BestSearch {
+                whole_tree: true,
+                ..search
+            },
+        ] {
+            assert!(other.beam_below_best(&restart, lease).is_none());
+        }
+        // The round reports its full board only when it beats the lease's score.
+        let run = |beat: u32| {
+            let mut reported = Vec::new();
+            let report = Engine::Backtrack
+                .best(
+                    &super::super::Subtree::new(&puzzle, &restart),
+                    &search,
+                    BestLease { beat, ..lease },
+                    None,
+                    |b| reported.push(b.clone()),
+                )
+                .unwrap();
+            (report, reported)
+        };
+        let (report, reported) = run(0);
+        let full = report.board.clone().unwrap();
+        assert!(full.is_full());
+        assert_eq!(reported, vec![full.clone()]);
+        assert_eq!(report.score, crate::score::score(&full));
+        let placements = full.placements.as_ref().unwrap();
+        for f in &restart {
+            let p = placements[f.pos].unwrap();
+            assert_eq!((p.piece, p.rot), (f.piece, f.rot), "the kept cells stay");
+        }
+        assert!(run(report.score).1.is_empty());
     }
 
     #[test]

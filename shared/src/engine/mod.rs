@@ -42,7 +42,7 @@ mod best_search;
 mod dlx;
 
 pub use crate::search::{CountReport, Engine, FirstReport, Limits};
-pub use best_search::BestSearch;
+pub use best_search::{BestSearch, ELITE_BEAM_FANOUT, ELITE_BEAM_WIDTH, TASK_DEPTH};
 
 use crate::backtrack::BestReport;
 use crate::error::{Error, Result};

@@ -22,9 +22,11 @@
 //! of the order is levels back: 16 on a 16-wide row scan) and a bit per
 //! piece it has used: one bit per copy of a piece class, copies taken
 //! lowest first, so a set with repeated pieces (the clue puzzles) costs
-//! no more than one whose pieces are all distinct. Keys come from the same tables and the same key
-//! terms as the depth-first walks, so the beam sees the candidate runs the
-//! depth-first search sees.
+//! no more than one whose pieces are all distinct. Keys come from the
+//! same tables and the same key terms as the depth-first walks, so the beam
+//! sees the candidate runs the depth-first search sees. Member state lives
+//! in flat arrays, two sets of them swapped from layer to layer; only the
+//! per-layer `(parent, word)` record is allocated as the beam goes.
 
 use super::candidate::{class_of, colour_of, pack, Candidate};
 use super::classes::PieceClasses;
@@ -121,6 +123,10 @@ impl Backtracker {
         let mut rings: Vec<Candidate> = vec![0; ring];
         let mut used: Vec<u64> = vec![0; used_words];
         let mut scores: Vec<u32> = vec![0];
+        // The next layer's members are written here, then swapped in.
+        let mut next_rings: Vec<Candidate> = Vec::new();
+        let mut next_used: Vec<u64> = Vec::new();
+        let mut next_scores: Vec<u32> = Vec::new();
         let mut parents_layers: Vec<Vec<u32>> = Vec::with_capacity(levels);
         let mut words_layers: Vec<Vec<Candidate>> = Vec::with_capacity(levels);
         let mut scratch = pinned_board.clone();
@@ -217,9 +223,9 @@ impl Backtracker {
 
             // The next live members.
             let n = children.len();
-            let mut next_rings = vec![0 as Candidate; n * ring];
-            let mut next_used = vec![0u64; n * used_words];
-            let mut next_scores = Vec::with_capacity(n);
+            next_rings.resize(n * ring, 0);
+            next_used.resize(n * used_words, 0);
+            next_scores.clear();
             let mut parents = Vec::with_capacity(n);
             let mut words = Vec::with_capacity(n);
             for (i, c) in children.iter().enumerate() {
@@ -239,9 +245,9 @@ impl Backtracker {
                 parents.push(c.parent);
                 words.push(c.word);
             }
-            rings = next_rings;
-            used = next_used;
-            scores = next_scores;
+            std::mem::swap(&mut rings, &mut next_rings);
+            std::mem::swap(&mut used, &mut next_used);
+            std::mem::swap(&mut scores, &mut next_scores);
             parents_layers.push(parents);
             words_layers.push(words);
         }

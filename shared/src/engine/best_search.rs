@@ -130,7 +130,7 @@ impl BestSearch {
         seed: u64,
         best: impl FnOnce() -> Option<Board>,
     ) -> Option<Prefix> {
-        if self.whole_tree || self.max_breaks.is_some() {
+        if !self.restarts_from_best() {
             return None;
         }
         let mut rng = Rng::fork(seed, ELITE_STREAM);
@@ -169,18 +169,22 @@ impl BestSearch {
         (!prefix.is_empty()).then_some(prefix)
     }
 
+    /// Whether rounds restart from the best board: the tuned search only
+    /// (never a whole-tree job, a strict or a capped search).
+    fn restarts_from_best(&self) -> bool {
+        !self.whole_tree && self.max_breaks.is_none()
+    }
+
     /// The beam that a round whose prefix is `prefix` runs, when the
     /// round restarts from the job's best board (its prefix is longer than
     /// a task's, see [`BestSearch::round_start`]); `None` for a fresh
     /// round, which walks depth-first. Only the tuned search restarts so.
     pub fn beam_below_best(&self, prefix: &Prefix, lease: BestLease) -> Option<BeamConfig> {
-        (!self.whole_tree && self.max_breaks.is_none() && prefix.len() > TASK_DEPTH).then_some(
-            BeamConfig {
-                width: ELITE_BEAM_WIDTH,
-                fanout: ELITE_BEAM_FANOUT,
-                seed: lease.seed,
-            },
-        )
+        (self.restarts_from_best() && prefix.len() > TASK_DEPTH).then_some(BeamConfig {
+            width: ELITE_BEAM_WIDTH,
+            fanout: ELITE_BEAM_FANOUT,
+            seed: lease.seed,
+        })
     }
 
     /// The prefixes of `depth` placements a best job is cut into, in its

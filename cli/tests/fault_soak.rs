@@ -11,16 +11,18 @@ mod cluster_support;
 
 use std::time::{Duration, Instant};
 
-use cluster_support::{engine_count, Cluster, Gen};
+use cluster_support::{engine_count_in, Cluster, Gen};
 use e2_shared::engine::Engine;
+use e2_shared::order::FillOrder;
 
-/// 6×6, 6 colours (2 on the border), a lattice of hints: 92.8 M DLX nodes,
-/// about 30 s of a debug build on two threads of a 2-core machine. A dozen
-/// kills take 6–10 s of the driver's time, so even a machine several times
-/// faster is still counting when the last one lands. (A block-hinted
-/// puzzle of 18 M nodes was used before; a CI machine finished it after
-/// 9 of the 12 kills.)
-const SOAK_PUZZLE: Gen = Gen::new(6, 6, 2, 2).hints("lattice");
+/// 6×6, 6 colours (3 on the border), a lattice of hints: the count picks
+/// the spiral-in order, 198 M DLX nodes, about 40 s of the test build on
+/// two threads of a 2-core machine (measured without kills). A dozen kills
+/// take 6–10 s of the driver's time, so a machine four times faster is
+/// still counting when the last one lands. Earlier puzzles (18 M, then
+/// 16 M nodes once counts chose their fill order) finished after 8 or 9 of
+/// the 12 kills.
+const SOAK_PUZZLE: Gen = Gen::new(6, 6, 3, 7).hints("lattice");
 
 /// SplitMix64: the driver's only source of chance, so a seed replays.
 struct Chance(u64);
@@ -43,7 +45,9 @@ fn soak(kills: usize, seed: u64) {
     let mut cluster = Cluster::new();
     cluster.start_coordinator(&[]);
     let puzzle = SOAK_PUZZLE.write(cluster.dir.path());
-    let expected = engine_count(&puzzle, Engine::Backtrack);
+    // The backtracker in the count's own order: a few seconds (row-major
+    // would be 8 G nodes).
+    let expected = engine_count_in(&puzzle, Engine::Backtrack, FillOrder::SpiralIn);
     cluster.start_worker(1, &[]);
     cluster.start_worker(1, &[]);
     let job = cluster.submit(&puzzle, &["--mode", "count", "--engine", "dlx"]);

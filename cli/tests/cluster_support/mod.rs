@@ -31,9 +31,20 @@ pub fn read_puzzle(path: &Path) -> e2_shared::Puzzle {
 
 /// The single-process engine count, for comparison.
 pub fn engine_count(path: &Path, engine: e2_shared::engine::Engine) -> u64 {
+    engine_count_in(path, engine, e2_shared::engine::COUNT_ORDER)
+}
+
+/// The single-process engine count under a chosen fill order (a count's
+/// total does not depend on the order; its time can, by orders of
+/// magnitude).
+pub fn engine_count_in(
+    path: &Path,
+    engine: e2_shared::engine::Engine,
+    order: e2_shared::order::FillOrder,
+) -> u64 {
     let puzzle = read_puzzle(path);
     let root = Vec::new();
-    let subtree = e2_shared::engine::Subtree::new(&puzzle, &root);
+    let subtree = e2_shared::engine::Subtree::new(&puzzle, &root).with_order(order);
     let run = engine
         .count(&subtree, None, &Default::default(), |_| {})
         .unwrap();

@@ -72,8 +72,11 @@ fn a_killed_worker_loses_nothing_and_a_stopped_one_hands_back() {
     cluster.start_worker(1, &[]);
     cluster.start_worker(1, &[]);
     let job = cluster.submit(&puzzle, &["--mode", "count", "--engine", "backtrack"]);
+    // The first task done: the job has about a second of work on this
+    // size of machine, so waiting for a larger share would leave a fast
+    // host little of it to interrupt.
     cluster.wait_until(job, JOB_TIME, |s| {
-        frac_done(s) >= 0.2 || s["state"] == "done"
+        frac_done(s) > 0.0 || s["state"] == "done"
     });
     // Mid-job: one worker dies without a word, the other is asked to stop.
     cluster.workers[0].sigkill();

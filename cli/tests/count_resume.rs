@@ -1,9 +1,10 @@
 //! `e2 count --data DIR` as a user runs it: Ctrl-C (SIGINT) part way keeps
 //! what was counted, and the same command resumes to the whole count.
 //!
-//! The puzzle is generated, with a block of hints and few colours, so that
-//! DLX takes seconds on it: long enough to interrupt in the middle (the
-//! test checks the first run did not finish). A data test does the same on
+//! The puzzle is generated, with a lattice of hints and few colours, so
+//! that DLX takes tens of seconds on it: an interruption after two seconds
+//! lands in the middle even on a host several times faster (the test
+//! checks the first run did not finish). A data test does the same on
 //! Brendan Owen's set 1 6×6 against its published count.
 
 mod cluster_support;
@@ -12,9 +13,14 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use cluster_support::{data, engine_count, Gen, E2};
+use cluster_support::{data, engine_count, engine_count_in, Gen, E2};
 
-fn count(puzzle: &str, data: &Path, interrupt_after: Option<Duration>) -> (serde_json::Value, i32) {
+fn count(
+    puzzle: &str,
+    extra: &[&str],
+    data: &Path,
+    interrupt_after: Option<Duration>,
+) -> (serde_json::Value, i32) {
     let child = Command::new(E2)
         .args([
             "count",
@@ -25,6 +31,7 @@ fn count(puzzle: &str, data: &Path, interrupt_after: Option<Duration>) -> (serde
             "--threads",
             "2",
         ])
+        .args(extra)
         .arg("--data")
         .arg(data)
         .stdout(Stdio::piped())
@@ -48,18 +55,36 @@ fn count(puzzle: &str, data: &Path, interrupt_after: Option<Duration>) -> (serde
 }
 
 /// 7×7, 8 colours (2 on the border), a block of hints in the middle:
-/// 2 525 boards, 12.7 M DLX nodes, about 5.5 s of DLX on two threads (the
-/// backtracker, which gives the reference count, a quarter of a second).
+/// 2 525 boards, 12.7 M DLX nodes, about 6 s of DLX on two threads of the
+/// test build (the backtracker, which gives the reference count, a quarter
+/// of a second). Used where the count need not outlast an interruption.
 const COUNT_RESUME_PUZZLE: Gen = Gen::new(7, 8, 2, 3).hints("block");
 
-/// Interrupts a DLX count of `puzzle` after `after`, then resumes it to the
-/// end with the same command: the total is `expected`.
-fn interrupt_then_resume(puzzle: &Path, after: Duration, expected: u64) {
+/// 6×6, 6 colours (3 on the border), a lattice of hints: 2 249 836
+/// boards, 198 M DLX nodes in the spiral-in order the count picks, about
+/// 40 s on two threads of the test build, so an interruption after 2 s
+/// comes early on any host up to twenty times faster. (The 7×7 above,
+/// 6 s, left a margin of three.) The reference count is the
+/// backtracker's in the same order, a few seconds.
+const INTERRUPTED_PUZZLE: Gen = Gen::new(6, 6, 3, 7).hints("lattice");
+
+fn interrupted_puzzle_count(puzzle: &Path) -> u64 {
+    engine_count_in(
+        puzzle,
+        e2_shared::engine::Engine::Backtrack,
+        e2_shared::order::FillOrder::SpiralIn,
+    )
+}
+
+/// Interrupts a DLX count of `puzzle` (with `extra` arguments) after
+/// `after`, then resumes it to the end with the same command: the total is
+/// `expected`.
+fn interrupt_then_resume(puzzle: &Path, extra: &[&str], after: Duration, expected: u64) {
     let puzzle = puzzle.to_string_lossy().into_owned();
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("count");
 
-    let (first, code) = count(&puzzle, &data, Some(after));
+    let (first, code) = count(&puzzle, extra, &data, Some(after));
     assert_eq!(
         first["complete"], false,
         "the count finished before the interrupt; the test proves nothing: {first}"
@@ -71,7 +96,7 @@ fn interrupt_then_resume(puzzle: &Path, after: Duration, expected: u64) {
     let kept = first["nodes"].as_u64().unwrap();
     assert!(kept > 1_000_000, "{first}");
 
-    let (last, code) = count(&puzzle, &data, None);
+    let (last, code) = count(&puzzle, extra, &data, None);
     assert_eq!(code, 0, "{last}");
     assert_eq!(last["complete"], true, "{last}");
     assert_eq!(last["resumed"], true, "{last}");
@@ -82,20 +107,27 @@ fn interrupt_then_resume(puzzle: &Path, after: Duration, expected: u64) {
 #[test]
 fn an_interrupted_count_keeps_its_progress_and_resumes_to_the_same_total() {
     let dir = tempfile::tempdir().unwrap();
-    let puzzle = COUNT_RESUME_PUZZLE.write(dir.path());
-    let expected = engine_count(&puzzle, e2_shared::engine::Engine::Backtrack);
-    interrupt_then_resume(&puzzle, Duration::from_secs(2), expected);
+    let puzzle = INTERRUPTED_PUZZLE.write(dir.path());
+    let expected = interrupted_puzzle_count(&puzzle);
+    interrupt_then_resume(&puzzle, &[], Duration::from_secs(2), expected);
 }
 
 /// Brendan Owen's set 1 6×6 has 260 boards (every board, whole-board
-/// rotations separately); DLX takes about 10 s of CPU on it.
+/// rotations separately). The whole tree (`--no-symmetry`), 56.7 M DLX
+/// nodes, about 23 s on two threads of the test build, so that the
+/// interruption after 2 s comes early (with the symmetry, 7 s).
 #[test]
 #[cfg_attr(
     e2_no_data,
     ignore = "needs ../shared/data (community files), absent on this clone"
 )]
 fn an_interrupted_count_resumes_to_the_published_total() {
-    interrupt_then_resume(&data("brendan/s1_06x06.json"), Duration::from_secs(2), 260);
+    interrupt_then_resume(
+        &data("brendan/s1_06x06.json"),
+        &["--no-symmetry"],
+        Duration::from_secs(2),
+        260,
+    );
 }
 
 fn e2(args: &[&std::ffi::OsStr]) -> std::process::Output {
@@ -109,13 +141,13 @@ fn e2(args: &[&std::ffi::OsStr]) -> std::process::Output {
 #[test]
 fn an_interrupted_count_moves_by_backup_and_resumes_elsewhere() {
     let dir = tempfile::tempdir().unwrap();
-    let puzzle = COUNT_RESUME_PUZZLE.write(dir.path());
-    let expected = engine_count(&puzzle, e2_shared::engine::Engine::Backtrack);
+    let puzzle = INTERRUPTED_PUZZLE.write(dir.path());
+    let expected = interrupted_puzzle_count(&puzzle);
     let puzzle = puzzle.to_string_lossy().into_owned();
     let (here, there) = (dir.path().join("here"), dir.path().join("there"));
     let file = dir.path().join("count.e2backup");
 
-    let (first, code) = count(&puzzle, &here, Some(Duration::from_secs(2)));
+    let (first, code) = count(&puzzle, &[], &here, Some(Duration::from_secs(2)));
     assert_eq!(
         first["complete"], false,
         "finished before the interrupt: {first}"
@@ -172,7 +204,7 @@ fn an_interrupted_count_moves_by_backup_and_resumes_elsewhere() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let (last, code) = count(&puzzle, &there, None);
+    let (last, code) = count(&puzzle, &[], &there, None);
     assert_eq!(code, 0, "{last}");
     assert_eq!(last["resumed"], true, "{last}");
     assert_eq!(last["complete"], true, "{last}");

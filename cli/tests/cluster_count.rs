@@ -27,6 +27,10 @@ const SIX: Gen = Gen::new(6, 8, 3, 1);
 /// (a few tenths of a second once its corner is fixed) can end between
 /// the moment a test sees it under way and the moment its kill lands.
 const LONGER_SIX: Gen = Gen::new(6, 7, 2, 1);
+/// 6×6, 6 colours (3 on the border), a lattice of hints: 198 M DLX nodes,
+/// about 40 s on two threads of the test build, in about a hundred tasks:
+/// still counting after any short wait on any host.
+const LONG_DLX: Gen = Gen::new(6, 6, 3, 7).hints("lattice");
 /// 5×5, 7 colours: a handful of boards, a fraction of a second.
 const SMALL: Gen = Gen::new(5, 7, 2, 1);
 
@@ -108,7 +112,7 @@ fn a_restarted_coordinator_resumes_without_rerunning_finished_tasks() {
     cluster.start_worker(1, &[]);
     let job = cluster.submit(&puzzle, &["--mode", "count", "--engine", "dlx"]);
     cluster.wait_until(job, JOB_TIME, |s| {
-        frac_done(s) >= 0.3 || s["state"] == "done"
+        frac_done(s) > 0.0 || s["state"] == "done"
     });
     // The ledger is answered only once flushed: what it shows done is on disk.
     let before = cluster.ledger(job);
@@ -146,8 +150,9 @@ fn a_restarted_coordinator_resumes_without_rerunning_finished_tasks() {
 #[test]
 fn a_stopped_worker_hands_its_tasks_back_with_checkpoints() {
     let mut cluster = Cluster::new();
-    // DLX on a 6×6 without hints: each task runs for seconds.
-    let puzzle = SIX.write(cluster.dir.path());
+    // A count of tens of seconds: `SIX` (about 2 s of two threads) could
+    // end within the wait below on a fast host, leaving nothing to hand back.
+    let puzzle = LONG_DLX.write(cluster.dir.path());
     cluster.start_coordinator(&["--checkpoint-ms", "150"]);
     cluster.start_worker(2, &[]);
     let job = cluster.submit(&puzzle, &["--mode", "count", "--engine", "dlx"]);

@@ -234,4 +234,26 @@ fn dlx_counts_the_ten_queens_data_file() {
     assert_eq!(links["solutions"], 724);
     assert_eq!(links["algorithm"], "links");
     assert!(links["nodes"].as_u64().unwrap() > 724, "{links}");
+    // The bit sets walk the links' tree: dlx2's nodes, no updates.
+    let o = e2(&["dlx", &queens, "--algorithm", "bits"]);
+    let bits: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(bits["solutions"], 724);
+    assert_eq!(bits["algorithm"], "bits");
+    assert_eq!(bits["nodes"], links["nodes"]);
+    assert!(bits["updates"].is_null(), "{bits}");
+}
+
+#[test]
+fn dlx_bits_refuses_a_problem_too_large_for_its_sets() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("wide.dlx");
+    let options: String = (0..20_000).map(|k| format!("a{}\n", k % 2)).collect();
+    std::fs::write(&file, format!("a0 a1\n{options}")).unwrap();
+    let o = e2(&["dlx", file.to_str().unwrap(), "--algorithm", "bits"]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("20000 options") && err.contains("sparse") && err.lines().count() == 1,
+        "{err}"
+    );
 }

@@ -55,6 +55,8 @@ fn main() {
             }
         };
         let seconds = start.elapsed().as_secs_f64();
+        // The links engine always counts updates.
+        let updates = counted.updates.unwrap_or_default();
         let cpu = match (cpu_start, cpu_seconds()) {
             (Some(a), Some(b)) => format!(" (cpu {:.2} s)", b - a),
             _ => String::new(),
@@ -75,9 +77,9 @@ fn main() {
             seconds,
             cpu,
             counted.nodes,
-            counted.updates,
+            updates,
             counted.nodes as f64 / seconds / 1e6,
-            counted.updates as f64 / seconds / 1e6,
+            updates as f64 / seconds / 1e6,
             reference,
         );
     }

@@ -34,6 +34,7 @@
 //! times smaller than MRV's (a most-constrained piece item with two options
 //! is a poor branch where a cell next to filled ones is a good one).
 
+use super::bits::Bits;
 use super::links::{Links, Narrow, Wide, Width};
 use super::problem::Xcc;
 use super::run::{Limits, Listener, Position, Report};
@@ -95,20 +96,25 @@ impl Pace {
     }
 }
 
-/// Algorithm C over one problem: the dancing-links memory and the stack.
+/// Algorithm C over one problem: a memory and the stack.
 ///
 /// Between runs the memory is always back in its initial state, so one
-/// solver can run many prefixes one after another. The memory is laid out
-/// with 16-bit fields when the problem fits them, else 32-bit ones (see
-/// `links.rs`); the search, its nodes and its updates are the same either
-/// way, and which one runs is decided once, here, not in the dance.
+/// solver can run many prefixes one after another. Three memories carry
+/// the same search (the same nodes in the same order, so the same counts,
+/// checkpoints and splits): Knuth's dancing links with 16-bit fields when
+/// the problem fits them, else 32-bit ones (see `links.rs`), which also
+/// count Knuth's updates; and bit sets of options (`bits.rs`), which count
+/// no updates and are several times faster on small problems such as the
+/// edge-matching boards. Which one runs is decided once, here.
 #[derive(Debug, Clone)]
-pub struct AlgorithmC(Memory);
+pub struct AlgorithmC(Layout);
 
 #[derive(Debug, Clone)]
-enum Memory {
-    Narrow(Search<Narrow>),
-    Wide(Search<Wide>),
+enum Layout {
+    Narrow(Search<Links<Narrow>>),
+    Wide(Search<Links<Wide>>),
+    /// Boxed: its state arrays make it the largest by far.
+    Bits(Box<Search<Bits>>),
 }
 
 impl AlgorithmC {
@@ -117,14 +123,37 @@ impl AlgorithmC {
         Self::with_choice(xcc, Choice::Mrv)
     }
 
-    /// Step C1, with step C3 following `choice`.
+    /// Step C1, with step C3 following `choice`, on dancing links: the
+    /// memory whose node and update counts are dlx2's.
     pub fn with_choice(xcc: &Xcc, choice: Choice) -> Self {
         AlgorithmC(if Narrow::fits(xcc) {
-            Memory::Narrow(Search::with_choice(xcc, choice))
+            Layout::Narrow(Search::with_choice(Links::new(xcc), xcc, choice))
         } else {
-            Memory::Wide(Search::with_choice(xcc, choice))
+            Layout::Wide(Search::with_choice(Links::new(xcc), xcc, choice))
         })
     }
+
+    /// Step C1 on the fastest memory for `xcc`: bit sets when the problem
+    /// is small enough ([`Bits::suits`]), else dancing links. The search
+    /// and its nodes are the same; `updates` are counted only on links.
+    pub fn fastest(xcc: &Xcc, choice: Choice) -> Self {
+        Self::on_bits(xcc, choice).unwrap_or_else(|| Self::with_choice(xcc, choice))
+    }
+
+    /// Step C1 on bit sets, if the problem is small enough for them
+    /// (at most [`AlgorithmC::MAX_BITS_OPTIONS`] options).
+    pub fn on_bits(xcc: &Xcc, choice: Choice) -> Option<Self> {
+        Bits::suits(xcc).then(|| {
+            AlgorithmC(Layout::Bits(Box::new(Search::with_choice(
+                Bits::new(xcc),
+                xcc,
+                choice,
+            ))))
+        })
+    }
+
+    /// The most options a problem may have to run on bit sets.
+    pub const MAX_BITS_OPTIONS: u32 = super::bits::MAX_OPTIONS;
 
     /// Counts (and reports to `listener`) the solutions below `from`.
     ///
@@ -141,8 +170,9 @@ impl AlgorithmC {
     ) -> Result<Report> {
         let leaves = usize::MAX;
         match &mut self.0 {
-            Memory::Narrow(s) => s.search(from, limits, control, leaves, listener),
-            Memory::Wide(s) => s.search(from, limits, control, leaves, listener),
+            Layout::Narrow(s) => s.search(from, limits, control, leaves, listener),
+            Layout::Wide(s) => s.search(from, limits, control, leaves, listener),
+            Layout::Bits(s) => s.search(from, limits, control, leaves, listener),
         }
     }
 
@@ -157,27 +187,151 @@ impl AlgorithmC {
         listener: &mut L,
     ) -> Result<Report> {
         match &mut self.0 {
-            Memory::Narrow(s) => s.enumerate(forced, depth, listener),
-            Memory::Wide(s) => s.enumerate(forced, depth, listener),
+            Layout::Narrow(s) => s.enumerate(forced, depth, listener),
+            Layout::Wide(s) => s.enumerate(forced, depth, listener),
+            Layout::Bits(s) => s.enumerate(forced, depth, listener),
         }
     }
 
     /// Whether the memory has 16-bit fields.
     #[cfg(test)]
     fn is_narrow(&self) -> bool {
-        matches!(self.0, Memory::Narrow(_))
+        matches!(self.0, Layout::Narrow(_))
     }
 }
 
-/// The search over one memory layout.
+/// What the search needs of its memory: the dance steps, and a cursor over
+/// the options of the item a level branches on.
+///
+/// Items are Knuth's numbers (`1..=N1` primary). A cursor is a memory's
+/// own handle on one option of a covered item's list (a node, for links);
+/// the list is the item's options still compatible when it was covered, in
+/// input order. Covers and uncovers nest (last covered, first uncovered),
+/// and so do commits and uncommits inside them.
+pub(crate) trait Memory {
+    type Cursor: Copy + Default + Eq + std::fmt::Debug;
+    /// Whether a primary item is still to be covered (step C2's test).
+    fn any_active(&self) -> bool;
+    /// Step C3 under `choice` (only called when [`Memory::any_active`]).
+    fn choose(&self, choice: Choice) -> u32;
+    /// Whether primary item `i` is still to be covered.
+    fn is_active(&self, i: u32) -> bool;
+    /// The first primary item of option `o`.
+    fn first_primary(&self, o: u32) -> u32;
+    /// Step C4: covers `i`; the cursor at the first option of its list.
+    fn cover(&mut self, i: u32) -> Self::Cursor;
+    /// The inverse of [`Memory::cover`].
+    fn uncover(&mut self, i: u32);
+    /// The cursor after `c` in the list of the level's item `i`.
+    fn next(&self, c: Self::Cursor) -> Self::Cursor;
+    /// Whether `c` is past the end of item `i`'s list.
+    fn at_end(&self, c: Self::Cursor, i: u32) -> bool;
+    /// The option (0-based) at `c`.
+    fn option(&self, c: Self::Cursor) -> u32;
+    /// Step C5's commits for the option at `c`, chosen through item `i`.
+    fn commit(&mut self, c: Self::Cursor, i: u32);
+    /// The inverse of [`Memory::commit`] (step C6).
+    fn uncommit(&mut self, c: Self::Cursor, i: u32);
+    /// Knuth's updates since the last [`Memory::reset_updates`].
+    fn updates(&self) -> u64;
+    fn reset_updates(&mut self);
+}
+
+impl<W: Width> Memory for Links<W> {
+    type Cursor = u32;
+
+    #[inline(always)]
+    fn any_active(&self) -> bool {
+        self.rlink(0) != 0
+    }
+
+    #[inline(always)]
+    fn choose(&self, choice: Choice) -> u32 {
+        let mut t = i32::MAX;
+        let mut best = 0;
+        let mut k = self.rlink(0);
+        while k != 0 {
+            let len = self.len(k);
+            if len < t {
+                t = len;
+                best = k;
+                if t == 0 {
+                    break;
+                }
+            }
+            k = self.rlink(k);
+        }
+        if choice == Choice::Scan && t > 1 {
+            return self.rlink(0);
+        }
+        best
+    }
+
+    fn is_active(&self, i: u32) -> bool {
+        Links::is_active(self, i)
+    }
+
+    fn first_primary(&self, o: u32) -> u32 {
+        let n1 = self.primary_items();
+        let p = self
+            .first_primary_node(o, n1)
+            .expect("every option has a primary item");
+        self.top(p) as u32
+    }
+
+    #[inline(always)]
+    fn cover(&mut self, i: u32) -> u32 {
+        self.cover_(i);
+        self.dlink(i)
+    }
+
+    #[inline(always)]
+    fn uncover(&mut self, i: u32) {
+        self.uncover_(i);
+    }
+
+    #[inline(always)]
+    fn next(&self, c: u32) -> u32 {
+        self.dlink(c)
+    }
+
+    #[inline(always)]
+    fn at_end(&self, c: u32, i: u32) -> bool {
+        c == i
+    }
+
+    fn option(&self, c: u32) -> u32 {
+        self.option_of(c)
+    }
+
+    #[inline(always)]
+    fn commit(&mut self, c: u32, _i: u32) {
+        self.commit_others(c);
+    }
+
+    #[inline(always)]
+    fn uncommit(&mut self, c: u32, _i: u32) {
+        self.uncommit_others(c);
+    }
+
+    fn updates(&self) -> u64 {
+        self.updates
+    }
+
+    fn reset_updates(&mut self) {
+        self.updates = 0;
+    }
+}
+
+/// The search over one memory.
 #[derive(Debug, Clone)]
-struct Search<W: Width> {
-    links: Links<W>,
-    /// `N1`: primary items are Knuth's items `1..=n1`.
-    n1: u32,
+struct Search<M: Memory> {
+    mem: M,
     options: u32,
-    /// `x_0, x_1, ...`: the node chosen at each level.
-    x: Vec<u32>,
+    /// `x_0, x_1, ...`: the option chosen at each level, as a cursor.
+    x: Vec<M::Cursor>,
+    /// The item each level branches on.
+    items: Vec<u32>,
     choice: Choice,
 }
 
@@ -192,16 +346,16 @@ pub enum Choice {
     Scan,
 }
 
-impl<W: Width> Search<W> {
-    /// Step C1, with step C3 following `choice`.
-    fn with_choice(xcc: &Xcc, choice: Choice) -> Self {
-        let n1 = xcc.primary_items() as u32;
+impl<M: Memory> Search<M> {
+    /// Step C1 (`mem` laid out from `xcc`), with step C3 following `choice`.
+    fn with_choice(mem: M, xcc: &Xcc, choice: Choice) -> Self {
+        let n1 = xcc.primary_items();
         Search {
-            links: Links::new(xcc),
-            n1,
+            mem,
             options: xcc.options(),
             // Every level covers at least one primary item.
-            x: vec![0; n1 as usize + 1],
+            x: vec![M::Cursor::default(); n1 + 1],
+            items: vec![0; n1 + 1],
             choice,
         }
     }
@@ -266,7 +420,7 @@ impl<W: Width> Search<W> {
             }
             l += 1;
         }
-        self.links.updates = 0;
+        self.mem.reset_updates();
 
         let mut pace = Pace::new(limits, control.is_some(), report.nodes);
         let max_solutions = limits.max_solutions.unwrap_or(u64::MAX);
@@ -287,7 +441,7 @@ impl<W: Width> Search<W> {
                         }
                     }
                     report.nodes += 1;
-                    if self.links.rlink(0) == 0 {
+                    if !self.mem.any_active() {
                         // All primary items are covered: visit x_0 .. x_{l-1}.
                         report.solutions += 1;
                         if L::WANTS_SOLUTIONS || enumerating || report.first.is_none() {
@@ -319,31 +473,31 @@ impl<W: Width> Search<W> {
                         continue;
                     }
                     // C3. [Choose i.]
-                    i = self.choose_item();
+                    i = self.mem.choose(self.choice);
                     // C4. [Cover i.]
-                    self.links.cover_(i);
-                    self.set_x(l, self.links.dlink(i));
+                    let first = self.mem.cover(i);
+                    self.set_x(l, first, i);
                     step = Step::Try;
                 }
                 Step::Try => {
                     // C5. [Try x_l.]
                     let x_l = self.x_at(l);
-                    if x_l == i {
+                    if self.mem.at_end(x_l, i) {
                         // C7. [Backtrack.]
-                        self.links.uncover_(i);
+                        self.mem.uncover(i);
                         step = Step::Leave;
                         continue;
                     }
-                    self.links.commit_others(x_l);
+                    self.mem.commit(x_l, i);
                     l += 1;
                     step = Step::Enter;
                 }
                 Step::TryAgain => {
                     // C6. [Try again.]
                     let x_l = self.x_at(l);
-                    self.links.uncommit_others(x_l);
-                    i = self.links.top(x_l) as u32;
-                    self.set_x(l, self.links.dlink(x_l));
+                    i = self.item_at(l);
+                    self.mem.uncommit(x_l, i);
+                    self.set_x(l, self.mem.next(x_l), i);
                     step = Step::Try;
                 }
                 Step::Leave => {
@@ -356,7 +510,7 @@ impl<W: Width> Search<W> {
                 }
             }
         }
-        report.updates = self.links.updates;
+        report.updates = self.mem.updates();
         self.unwind(l);
         Ok(report)
     }
@@ -399,45 +553,30 @@ impl<W: Width> Search<W> {
         None
     }
 
-    /// Step C3: Knuth's MRV rule (the first active item of minimum LEN),
-    /// or under [`Choice::Scan`] that item only when its LEN is 0 or 1 and
-    /// otherwise the first active item.
     #[inline(always)]
-    fn choose_item(&self) -> u32 {
-        let mut t = i32::MAX;
-        let mut best = 0;
-        let mut k = self.links.rlink(0);
-        while k != 0 {
-            let len = self.links.len(k);
-            if len < t {
-                t = len;
-                best = k;
-                if t == 0 {
-                    break;
-                }
-            }
-            k = self.links.rlink(k);
-        }
-        if self.choice == Choice::Scan && t > 1 {
-            return self.links.rlink(0);
-        }
-        best
-    }
-
-    #[inline(always)]
-    fn x_at(&self, l: usize) -> u32 {
+    fn x_at(&self, l: usize) -> M::Cursor {
         debug_assert!(l < self.x.len());
         // SAFETY: `l` never exceeds N1 (each level covers a primary item,
-        // so at most N1 levels are entered before RLINK(0) = 0) and `x` has
-        // N1 + 1 entries.
+        // so at most N1 levels are entered before every primary item is
+        // covered) and `x` has N1 + 1 entries.
         unsafe { *self.x.get_unchecked(l) }
     }
 
     #[inline(always)]
-    fn set_x(&mut self, l: usize, node: u32) {
-        debug_assert!(l < self.x.len());
+    fn item_at(&self, l: usize) -> u32 {
+        debug_assert!(l < self.items.len());
+        // SAFETY: as in `x_at`; `items` has as many entries as `x`.
+        unsafe { *self.items.get_unchecked(l) }
+    }
+
+    #[inline(always)]
+    fn set_x(&mut self, l: usize, x: M::Cursor, i: u32) {
+        debug_assert!(l < self.x.len() && l < self.items.len());
         // SAFETY: as in `x_at`.
-        unsafe { *self.x.get_unchecked_mut(l) = node }
+        unsafe {
+            *self.x.get_unchecked_mut(l) = x;
+            *self.items.get_unchecked_mut(l) = i;
+        }
     }
 
     /// Enters level `l` with option `o` as its only choice.
@@ -448,74 +587,65 @@ impl<W: Width> Search<W> {
                 self.options
             )));
         }
-        let p = self
-            .links
-            .first_primary_node(o, self.n1)
-            .expect("every option has a primary item");
-        let i = self.links.top(p) as u32;
-        if !self.links.is_active(i) {
+        let i = self.mem.first_primary(o);
+        if !self.mem.is_active(i) {
             return Ok(ForceOutcome::Blocked);
         }
-        self.links.cover_(i);
-        if !self.in_list(i, p) {
-            self.links.uncover_(i);
+        let first = self.mem.cover(i);
+        let Some(p) = self.find(first, i, o) else {
+            self.mem.uncover(i);
             return Ok(ForceOutcome::Blocked);
-        }
-        self.x[l] = p;
-        self.links.commit_others(p);
+        };
+        self.set_x(l, p, i);
+        self.mem.commit(p, i);
         Ok(ForceOutcome::Entered)
     }
 
     /// Re-enters level `l` of a checkpoint: steps C3–C5 with option `o`.
     fn replay(&mut self, l: usize, o: u32) -> std::result::Result<(), String> {
-        if self.links.rlink(0) == 0 {
+        if !self.mem.any_active() {
             return Err("the path continues below a solution".into());
         }
-        let i = self.choose_item();
-        self.links.cover_(i);
-        let mut p = self.links.dlink(i);
-        while p != i && self.links.option_of(p) != o {
-            p = self.links.dlink(p);
-        }
-        if p == i {
-            self.links.uncover_(i);
+        let i = self.mem.choose(self.choice);
+        let first = self.mem.cover(i);
+        let Some(p) = self.find(first, i, o) else {
+            self.mem.uncover(i);
             return Err(format!(
                 "option {o} is not a remaining choice for the item this level branches on"
             ));
-        }
-        self.x[l] = p;
-        self.links.commit_others(p);
+        };
+        self.set_x(l, p, i);
+        self.mem.commit(p, i);
         Ok(())
     }
 
-    fn in_list(&self, i: u32, p: u32) -> bool {
-        let mut q = self.links.dlink(i);
-        while q != i {
-            if q == p {
-                return true;
+    /// The cursor of option `o` in the list of item `i` from `c` on.
+    fn find(&self, mut c: M::Cursor, i: u32, o: u32) -> Option<M::Cursor> {
+        while !self.mem.at_end(c, i) {
+            if self.mem.option(c) == o {
+                return Some(c);
             }
-            q = self.links.dlink(q);
+            c = self.mem.next(c);
         }
-        false
+        None
     }
 
     /// Gives away the untried siblings at the shallowest level (at or above
     /// the floor) that has any, and returns the raised floor.
     fn split<L: Listener>(&mut self, floor: usize, l: usize, listener: &mut L) -> usize {
         for k in floor..l {
-            let x_k = self.x[k];
-            let i_k = self.links.top(x_k) as u32;
-            let mut s = self.links.dlink(x_k);
-            if s == i_k {
+            let (x_k, i_k) = (self.x[k], self.items[k]);
+            let mut s = self.mem.next(x_k);
+            if self.mem.at_end(s, i_k) {
                 continue;
             }
             let above = self.options_of(0, k);
             let mut prefixes = Vec::new();
-            while s != i_k {
+            while !self.mem.at_end(s, i_k) {
                 let mut prefix = above.clone();
-                prefix.push(self.links.option_of(s));
+                prefix.push(self.mem.option(s));
                 prefixes.push(prefix);
-                s = self.links.dlink(s);
+                s = self.mem.next(s);
             }
             listener.donate(prefixes);
             return k + 1;
@@ -527,7 +657,7 @@ impl<W: Width> Search<W> {
     fn options_of(&self, from: usize, to: usize) -> Vec<u32> {
         self.x[from..to]
             .iter()
-            .map(|&q| self.links.option_of(q))
+            .map(|&q| self.mem.option(q))
             .collect()
     }
 
@@ -544,9 +674,9 @@ impl<W: Width> Search<W> {
     /// memory is back in its initial state.
     fn unwind(&mut self, l: usize) {
         for k in (0..l).rev() {
-            let x_k = self.x[k];
-            self.links.uncommit_others(x_k);
-            self.links.uncover_(self.links.top(x_k) as u32);
+            let (x_k, i_k) = (self.x[k], self.items[k]);
+            self.mem.uncommit(x_k, i_k);
+            self.mem.uncover(i_k);
         }
     }
 }
@@ -580,19 +710,20 @@ mod tests {
     }
 
     fn leaves_memory_as_it_found_it<W: Width>() {
-        let mut solver = Search::<W>::with_choice(&knuth_seven(), Choice::Mrv);
-        let before = solver.links.snapshot();
+        let xcc = knuth_seven();
+        let mut solver = Search::with_choice(Links::<W>::new(&xcc), &xcc, Choice::Mrv);
+        let before = solver.mem.snapshot();
         let fresh = Position::default();
         let r = solver
             .search(&fresh, &Limits::none(), None, usize::MAX, &mut Quiet)
             .unwrap();
         assert_eq!(r.solutions, 1);
-        assert_eq!(solver.links.snapshot(), before);
+        assert_eq!(solver.mem.snapshot(), before);
         let r = solver
             .search(&fresh, &Limits::nodes(2), None, usize::MAX, &mut Quiet)
             .unwrap();
         assert_eq!(r.end, RunEnd::BudgetSpent);
-        assert_eq!(solver.links.snapshot(), before);
+        assert_eq!(solver.mem.snapshot(), before);
     }
 
     /// The two layouts are one search: the same solutions, nodes, updates
@@ -612,10 +743,16 @@ mod tests {
                         s.run(&Position::default(), &limits, None, &mut Quiet)
                             .unwrap()
                     };
-                    let narrow = run(AlgorithmC(Memory::Narrow(Search::with_choice(
-                        &xcc, choice,
+                    let narrow = run(AlgorithmC(Layout::Narrow(Search::with_choice(
+                        Links::new(&xcc),
+                        &xcc,
+                        choice,
                     ))));
-                    let wide = run(AlgorithmC(Memory::Wide(Search::with_choice(&xcc, choice))));
+                    let wide = run(AlgorithmC(Layout::Wide(Search::with_choice(
+                        Links::new(&xcc),
+                        &xcc,
+                        choice,
+                    ))));
                     assert_eq!(narrow, wide, "{choice:?}");
                     assert!(narrow.nodes > 0);
                 }

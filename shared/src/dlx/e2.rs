@@ -452,7 +452,7 @@ impl E2Cover {
     }
 
     fn run(&self, from: &Position, limits: &Limits, mut hooks: Hooks<'_>) -> Result<CoverReport> {
-        let mut solver = AlgorithmC::with_choice(&self.xcc, self.choice);
+        let mut solver = AlgorithmC::fastest(&self.xcc, self.choice);
         let control = hooks.control;
         let mut listener = E2Listener {
             cover: self,
@@ -506,11 +506,8 @@ impl E2Cover {
             }
         }
         let mut leaves = Leaves(Vec::new());
-        let report = AlgorithmC::with_choice(&self.xcc, self.choice).enumerate(
-            &forced,
-            depth,
-            &mut leaves,
-        )?;
+        let report =
+            AlgorithmC::fastest(&self.xcc, self.choice).enumerate(&forced, depth, &mut leaves)?;
         let nodes = report.nodes.saturating_sub(leaves.0.len() as u64);
         let prefixes = leaves
             .0

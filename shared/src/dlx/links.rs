@@ -178,6 +178,8 @@ pub(crate) struct Links<W: Width> {
     rlink: Vec<u32>,
     /// First node of each option (the node after its spacer), then `Z + 1`.
     option_first: Vec<u32>,
+    /// `N1`: the primary items are `1..=N1`.
+    n1: u32,
     /// Knuth's "updates": item and node removals.
     pub updates: u64,
 }
@@ -277,6 +279,7 @@ impl<W: Width> Links<W> {
             llink,
             rlink,
             option_first,
+            n1,
             updates: 0,
         }
     }
@@ -354,6 +357,11 @@ impl<W: Width> Links<W> {
     /// restored, because removals are undone in LIFO order.
     pub fn is_active(&self, i: u32) -> bool {
         self.rlink(self.llink(i)) == i
+    }
+
+    /// `N1`, the number of primary items.
+    pub fn primary_items(&self) -> u32 {
+        self.n1
     }
 
     /// The node of option `o` (0-based) that lies in item `i`, if any.

@@ -195,8 +195,12 @@ impl Bits {
     #[inline(always)]
     fn remove(&mut self, from: u32, to: u32) {
         let st = &mut self.st;
+        let (a, len) = (st.a.as_mut_slice(), st.len.as_mut_slice());
         for &(w, m) in &self.masks[from as usize..to as usize] {
-            let word = &mut st.a[w as usize];
+            debug_assert!((w as usize) < a.len());
+            // SAFETY: every mask word was made from an option number
+            // `o < options`, so `w = o / 64` is below `a.len()`.
+            let word = unsafe { a.get_unchecked_mut(w as usize) };
             let mut r = *word & m;
             if r == 0 {
                 continue;
@@ -205,9 +209,22 @@ impl Bits {
             while r != 0 {
                 let o = (w * 64 + r.trailing_zeros()) as usize;
                 r &= r - 1;
-                let (s, e) = (self.prim_span[o], self.prim_span[o + 1]);
-                for &k in &self.prim[s as usize..e as usize] {
-                    st.len[k as usize] -= 1;
+                debug_assert!(o + 1 < self.prim_span.len());
+                // SAFETY: the bits of a mask are options, `o < options`,
+                // and `prim_span` has `options + 1` entries, each at most
+                // `prim.len()`.
+                let items = unsafe {
+                    let (s, e) = (
+                        *self.prim_span.get_unchecked(o),
+                        *self.prim_span.get_unchecked(o + 1),
+                    );
+                    self.prim.get_unchecked(s as usize..e as usize)
+                };
+                for &k in items {
+                    debug_assert!((k as usize) < len.len());
+                    // SAFETY: `prim` holds primary items, `1..=N1`, and
+                    // `len` has `N1 + 1` entries.
+                    unsafe { *len.get_unchecked_mut(k as usize) -= 1 };
                 }
             }
         }
@@ -245,7 +262,10 @@ impl Memory for Bits {
                 if first == 0 {
                     first = k;
                 }
-                let len = st.len[k as usize];
+                debug_assert!((k as usize) < st.len.len());
+                // SAFETY: the active set holds primary items, `1..=N1`,
+                // and `len` has `N1 + 1` entries.
+                let len = unsafe { *st.len.get_unchecked(k as usize) };
                 if len < t {
                     t = len;
                     best = k;

@@ -198,6 +198,12 @@ impl AlgorithmC {
     fn is_narrow(&self) -> bool {
         matches!(self.0, Layout::Narrow(_))
     }
+
+    /// Whether the memory is bit sets.
+    #[cfg(test)]
+    fn is_bits(&self) -> bool {
+        matches!(self.0, Layout::Bits(_))
+    }
 }
 
 /// What the search needs of its memory: the dance steps, and a cursor over
@@ -767,6 +773,27 @@ mod tests {
         big.add_option(&[Entry { item: 0, colour: 0 }]).unwrap();
         assert!(!AlgorithmC::new(&big).is_narrow());
         assert!(AlgorithmC::new(&knuth_seven()).is_narrow());
+    }
+
+    #[test]
+    fn only_a_problem_small_enough_runs_on_bit_sets() {
+        assert!(AlgorithmC::fastest(&knuth_seven(), Choice::Scan).is_bits());
+        assert!(!AlgorithmC::with_choice(&knuth_seven(), Choice::Scan).is_bits());
+        let mut many = Xcc::new(vec!["a".into(), "b".into()], vec![]).unwrap();
+        // One option more than the bit sets hold: `a` alone, many times.
+        for _ in 0..AlgorithmC::MAX_BITS_OPTIONS {
+            many.add_option(&[Entry { item: 0, colour: 0 }]).unwrap();
+        }
+        many.add_option(&[Entry { item: 1, colour: 0 }]).unwrap();
+        let solver = AlgorithmC::fastest(&many, Choice::Mrv);
+        assert!(!solver.is_bits() && solver.is_narrow());
+        assert!(AlgorithmC::on_bits(&many, Choice::Mrv).is_none());
+        // The links count it: any one of the a-options beside the b-option.
+        let mut solver = solver;
+        let r = solver
+            .run(&Position::default(), &Limits::none(), None, &mut Quiet)
+            .unwrap();
+        assert_eq!(r.solutions, u64::from(AlgorithmC::MAX_BITS_OPTIONS));
     }
 
     #[test]

@@ -236,6 +236,21 @@ fn brute_force(xcc: &Xcc) -> Vec<Vec<u32>> {
     found
 }
 
+/// The bit sets count what the links count, node for node (both under
+/// Knuth's MRV), on a problem given as text.
+fn assert_bits_agree_with_links(xcc: &Xcc, what: &str) {
+    let text = xcc.to_text(Some("random"));
+    let count = |algorithm| {
+        let c = count_text_with(algorithm, &text, false, &Limits::none(), None).unwrap();
+        (c.solutions, c.nodes, c.end)
+    };
+    assert_eq!(
+        count(Algorithm::Bits),
+        count(Algorithm::Links),
+        "{what}, bit sets:\n{text}"
+    );
+}
+
 fn random_xcc(rng: &mut Rng) -> Xcc {
     let primary = 1 + rng.below(5) as usize;
     let secondary = rng.below(5) as usize;
@@ -293,6 +308,7 @@ fn random_instances_agree_with_brute_force() {
         // The same problem through the text reader.
         let reread = Dlx::from_text(&xcc.to_text(Some("random"))).unwrap();
         assert_eq!(all_solutions(&reread), expected, "case {case} reread");
+        assert_bits_agree_with_links(&xcc, &format!("case {case}"));
         with_solutions += !expected.is_empty() as u32;
     }
     // The generator must exercise both outcomes to mean anything.
@@ -343,6 +359,7 @@ fn sparse_sets_count_what_the_links_count() {
             "case {case}:\n{}",
             xcc.to_text(None)
         );
+        assert_bits_agree_with_links(&xcc, &format!("case {case}"));
         nonzero += !links.is_empty() as u32;
     }
     assert!(nonzero > 30, "only {nonzero} cases had solutions");

@@ -145,7 +145,7 @@ impl AlgorithmC {
     pub fn on_bits(xcc: &Xcc, choice: Choice) -> Option<Self> {
         Bits::suits(xcc).then(|| {
             AlgorithmC(Layout::Bits(Box::new(Search::with_choice(
-                Bits::new(xcc),
+                Bits::new(xcc, choice),
                 xcc,
                 choice,
             ))))
@@ -172,7 +172,16 @@ impl AlgorithmC {
         match &mut self.0 {
             Layout::Narrow(s) => s.search(from, limits, control, leaves, listener),
             Layout::Wide(s) => s.search(from, limits, control, leaves, listener),
-            Layout::Bits(s) => s.search(from, limits, control, leaves, listener),
+            Layout::Bits(s) => {
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("popcnt")
+                    && std::arch::is_x86_feature_detected!("bmi1")
+                {
+                    // SAFETY: the CPU has the features the copy is built for.
+                    return unsafe { search_popcnt(s, from, limits, control, leaves, listener) };
+                }
+                s.search(from, limits, control, leaves, listener)
+            }
         }
     }
 
@@ -206,6 +215,26 @@ impl AlgorithmC {
     }
 }
 
+/// [`Search::search`] compiled for CPUs with `popcnt` and BMI1: the bit
+/// sets count a word's removed options a group at a time, and without the
+/// instruction each count is a dozen shifts and masks. One binary still
+/// runs everywhere: [`AlgorithmC::run`] picks this copy at run time.
+///
+/// # Safety
+/// The CPU must have those features.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,bmi1")]
+unsafe fn search_popcnt<M: Memory, L: Listener>(
+    s: &mut Search<M>,
+    from: &Position,
+    limits: &Limits,
+    control: Option<&Control>,
+    leaf_level: usize,
+    listener: &mut L,
+) -> Result<Report> {
+    s.search(from, limits, control, leaf_level, listener)
+}
+
 /// What the search needs of its memory: the dance steps, and a cursor over
 /// the options of the item a level branches on.
 ///
@@ -213,7 +242,10 @@ impl AlgorithmC {
 /// own handle on one option of a covered item's list (a node, for links);
 /// the list is the item's options still compatible when it was covered, in
 /// input order. Covers and uncovers nest (last covered, first uncovered),
-/// and so do commits and uncommits inside them.
+/// and so do commits and uncommits inside them. The search reads nothing
+/// between the uncommit of a level's last option and that level's
+/// uncover, so a memory may leave the state between them unfinished (the
+/// bit sets restore it once, at the uncover).
 pub(crate) trait Memory {
     type Cursor: Copy + Default + Eq + std::fmt::Debug;
     /// Whether a primary item is still to be covered (step C2's test).
@@ -386,6 +418,7 @@ impl<M: Memory> Search<M> {
         )
     }
 
+    #[inline(always)]
     fn search<L: Listener>(
         &mut self,
         from: &Position,

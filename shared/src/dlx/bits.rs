@@ -15,10 +15,23 @@
 //! Each item's options, and for each secondary item and colour the options
 //! that show it another colour, are precomputed as sparse lists of
 //! `(word, mask)`; covering an item or purifying a secondary item is then
-//! `R = A & mask` word by word, `A -= R`, and one decrement of `LEN` per
-//! primary item of each option in `R`. Backtracking writes nothing back:
-//! each level saves the few hundred bytes of state when it starts and
-//! restores them, which costs less than undoing the removals one by one.
+//! `R = A & mask` word by word, `A -= R`, and `LEN` lowered for the
+//! primary items of the options in `R`. Options are usually listed item by
+//! item (an edge-matching board's by cell, then piece, then rotation), so
+//! the options of one word share a few first items and, in short groups,
+//! their second: `LEN` falls by a population count per group instead of
+//! one decrement per option, which would each wait on the last. The
+//! covered item's own `LEN` is not lowered (Knuth's cover does not touch
+//! it either: nothing reads it until it is uncovered).
+//!
+//! Backtracking writes nothing back: a level saves the few hundred bytes
+//! of state when it covers its item and restores them, which costs less
+//! than undoing the removals one by one. Only copies that will be read are
+//! made: a dead end (an item without options) saves nothing, and the state
+//! after the cover is kept only for a level with a second option to try.
+//! For the scan rule of step C3 a bit set `low` marks the items whose
+//! `LEN` fell to 1 or 0, so the choice reads those few instead of every
+//! `LEN`.
 //!
 //! It is Knuth's search all the same, run by the same steps C1–C8
 //! (`algorithm_c.rs` drives this memory and the links through one trait):
@@ -69,9 +82,27 @@ pub(crate) struct Bits {
     /// Option `o`'s primary items: `prim[prim_span[o]..prim_span[o + 1]]`.
     prim: Vec<u32>,
     prim_span: Vec<u32>,
+    /// The word-`w` options' first primary items, as runs of options that
+    /// share it: `runs[run_span[w]..run_span[w + 1]]`, `(item, mask)`.
+    runs: Vec<(u32, u64)>,
+    run_span: Vec<u32>,
+    /// Option `o`'s second primary item (0 when it has one only), and the
+    /// options of its word with the same second item (bit set, `o`'s own
+    /// included): a word's run of rotations of one piece.
+    second: Vec<u32>,
+    group: Vec<u64>,
+    /// Option `o`'s primary items after the first:
+    /// `rest[rest_span[o]..rest_span[o + 1]]`, read instead of `second`
+    /// and `group` when some option has more than two (`many`).
+    rest: Vec<u32>,
+    rest_span: Vec<u32>,
+    many: bool,
     /// Option `o`'s entries as actions: `acts[act_span[o]..act_span[o + 1]]`.
     acts: Vec<Act>,
     act_span: Vec<u32>,
+    /// Whether `low` is kept (for the scan rule of step C3; MRV reads
+    /// every `LEN` anyway).
+    scan: bool,
     /// The live state.
     st: State,
     /// Two saved states per covered level: before and after its cover.
@@ -87,10 +118,15 @@ pub(crate) struct Bits {
 struct State {
     /// `A`: bit `o` set while option `o` is compatible with the choices.
     a: Vec<u64>,
-    /// `LEN` of each primary item (index 0 unused).
-    len: Vec<i32>,
+    /// `LEN` of each active primary item (index 0 unused); at most
+    /// [`MAX_OPTIONS`], so 16 bits hold it. A covered item's `LEN` is
+    /// left as it was, as Knuth's cover leaves it: nothing reads it.
+    len: Vec<i16>,
     /// Bit `i` set while primary item `i` is still to be covered.
     active: Vec<u64>,
+    /// Bit `i` set once `LEN` of item `i` is 0 or 1 (covered items
+    /// included): the items the scan rule of step C3 must look at.
+    low: Vec<u64>,
 }
 
 impl Bits {
@@ -100,8 +136,8 @@ impl Bits {
     }
 
     /// Step C1 for this memory: every option compatible, every primary
-    /// item active.
-    pub fn new(xcc: &Xcc) -> Self {
+    /// item active; step C3 will follow `choice`.
+    pub fn new(xcc: &Xcc, choice: Choice) -> Self {
         let n = xcc.items();
         let n1 = xcc.primary_items();
         let options = xcc.options();
@@ -134,11 +170,24 @@ impl Bits {
         let mut purge_span = vec![masks.len() as u32];
         let mut purge_of = std::collections::HashMap::new();
         let (mut prim, mut prim_span) = (Vec::new(), vec![0u32]);
+        let (mut second, mut rest, mut rest_span) = (Vec::new(), Vec::new(), vec![0u32]);
+        let mut many = false;
         let (mut acts, mut act_span) = (Vec::new(), vec![0u32]);
         for o in 0..options {
             for e in xcc.option(o) {
                 let item = e.item + 1;
                 if (e.item as usize) < n1 {
+                    match prim.len() - prim_span[o as usize] as usize {
+                        0 => {}
+                        1 => {
+                            second.push(item);
+                            rest.push(item);
+                        }
+                        _ => {
+                            many = true;
+                            rest.push(item);
+                        }
+                    }
                     prim.push(item);
                     acts.push(Act::Cover(item));
                 } else if e.colour == NO_COLOUR {
@@ -161,19 +210,56 @@ impl Bits {
                     acts.push(Act::Purge(k));
                 }
             }
+            if second.len() == o as usize {
+                second.push(0);
+            }
             prim_span.push(prim.len() as u32);
+            rest_span.push(rest.len() as u32);
             act_span.push(acts.len() as u32);
+        }
+        // The options of each word that share their second primary item.
+        let mut group = vec![0u64; options as usize];
+        for (o, g) in group.iter_mut().enumerate() {
+            let w = o / 64;
+            for b in 0..64 {
+                let p = w * 64 + b;
+                if p < options as usize && second[p] == second[o] {
+                    *g |= 1u64 << b;
+                }
+            }
+        }
+        // Runs of options sharing their first primary item, word by word.
+        let (mut runs, mut run_span) = (Vec::new(), vec![0u32]);
+        for w in 0..words {
+            let mut word_runs: Vec<(u32, u64)> = Vec::new();
+            for b in 0..64 {
+                let o = w * 64 + b;
+                if o >= options as usize {
+                    break;
+                }
+                let first = prim[prim_span[o] as usize];
+                match word_runs.last_mut() {
+                    Some((item, m)) if *item == first => *m |= 1u64 << b,
+                    _ => word_runs.push((first, 1u64 << b)),
+                }
+            }
+            runs.extend(word_runs);
+            run_span.push(runs.len() as u32);
         }
         let mut a = vec![0u64; words];
         for o in 0..options as usize {
             a[o / 64] |= 1 << (o % 64);
         }
-        let len = (0..=n1)
-            .map(|i| if i == 0 { 0 } else { by_item[i].len() as i32 })
+        let len: Vec<i16> = (0..=n1)
+            .map(|i| if i == 0 { 0 } else { by_item[i].len() as i16 })
             .collect();
         let mut active = vec![0u64; (n1 + 1).div_ceil(64)];
+        let mut low = vec![0u64; active.len()];
         for i in 1..=n1 {
             active[i / 64] |= 1 << (i % 64);
+            if len[i] <= 1 {
+                low[i / 64] |= 1 << (i % 64);
+            }
         }
         Bits {
             masks,
@@ -181,9 +267,22 @@ impl Bits {
             purge_span,
             prim,
             prim_span,
+            runs,
+            run_span,
+            second,
+            group,
+            rest,
+            rest_span,
+            many,
             acts,
             act_span,
-            st: State { a, len, active },
+            scan: choice == Choice::Scan,
+            st: State {
+                a,
+                len,
+                active,
+                low,
+            },
             saved: Saved::default(),
             tries: Vec::new(),
             level_start: Vec::new(),
@@ -191,40 +290,117 @@ impl Bits {
     }
 
     /// Takes the options of `masks[from..to]` out of `A`, lowering the
-    /// `LEN` of each of their primary items.
+    /// `LEN` of each of their primary items but `skip` (the item being
+    /// covered, whose `LEN` nobody reads again; 0 when none is).
+    ///
+    /// The first primary items are lowered a run at a time (options are
+    /// usually listed item by item, so a word's options share a handful of
+    /// them): one subtraction of a population count instead of a chain of
+    /// decrements of the same counter, each waiting for the one before.
     #[inline(always)]
-    fn remove(&mut self, from: u32, to: u32) {
+    fn remove(&mut self, from: u32, to: u32, skip: u32) {
+        if self.scan {
+            self.remove_::<true>(from, to, skip)
+        } else {
+            self.remove_::<false>(from, to, skip)
+        }
+    }
+
+    /// [`Bits::remove`], keeping `low` when `LOW`.
+    #[inline(always)]
+    fn remove_<const LOW: bool>(&mut self, from: u32, to: u32, skip: u32) {
         let st = &mut self.st;
-        let (a, len) = (st.a.as_mut_slice(), st.len.as_mut_slice());
+        let (a, len, low) = (
+            st.a.as_mut_slice(),
+            st.len.as_mut_slice(),
+            st.low.as_mut_slice(),
+        );
+        /// `LEN[k] -= n`, noting in `low` when it reaches 1 or 0.
+        #[inline(always)]
+        fn lower<const LOW: bool>(len: &mut [i16], low: &mut [u64], k: u32, n: u32) {
+            debug_assert!((k as usize) < len.len() && (k as usize) / 64 < low.len());
+            // SAFETY: `k` is a primary item, `1..=N1`, or 0 (no item: its
+            // counter is never read, and falls by at most the number of
+            // options, below `i16::MAX`, before a restore); `len` has
+            // `N1 + 1` entries and `low` `(N1 + 1) / 64` rounded up.
+            unsafe {
+                let l = len.get_unchecked_mut(k as usize);
+                *l -= n as i16;
+                if LOW && *l <= 1 {
+                    *low.get_unchecked_mut(k as usize / 64) |= 1u64 << (k % 64);
+                }
+            }
+        }
         for &(w, m) in &self.masks[from as usize..to as usize] {
-            debug_assert!((w as usize) < a.len());
+            debug_assert!((w as usize) < a.len() && (w as usize) + 1 < self.run_span.len());
             // SAFETY: every mask word was made from an option number
-            // `o < options`, so `w = o / 64` is below `a.len()`.
-            let word = unsafe { a.get_unchecked_mut(w as usize) };
-            let mut r = *word & m;
+            // `o < options`, so `w = o / 64` is below `a.len()`, and
+            // `run_span` has one more entry than `a` has words.
+            let (word, runs) = unsafe {
+                let (s, e) = (
+                    *self.run_span.get_unchecked(w as usize),
+                    *self.run_span.get_unchecked(w as usize + 1),
+                );
+                (
+                    a.get_unchecked_mut(w as usize),
+                    self.runs.get_unchecked(s as usize..e as usize),
+                )
+            };
+            let r = *word & m;
             if r == 0 {
                 continue;
             }
             *word &= !r;
-            while r != 0 {
-                let o = (w * 64 + r.trailing_zeros()) as usize;
-                r &= r - 1;
-                debug_assert!(o + 1 < self.prim_span.len());
+            for &(k, run) in runs {
+                let x = r & run;
+                if x != 0 && k != skip {
+                    lower::<LOW>(len, low, k, x.count_ones());
+                }
+            }
+            if self.many {
+                // Options of three primary items or more (pentominoes):
+                // the others one option at a time.
+                let mut q = r;
+                while q != 0 {
+                    let o = (w * 64 + q.trailing_zeros()) as usize;
+                    q &= q - 1;
+                    debug_assert!(o + 1 < self.rest_span.len());
+                    // SAFETY: the bits of a mask are options, `o < options`,
+                    // and `rest_span` has `options + 1` entries, each at
+                    // most `rest.len()`.
+                    let items = unsafe {
+                        let (s, e) = (
+                            *self.rest_span.get_unchecked(o),
+                            *self.rest_span.get_unchecked(o + 1),
+                        );
+                        self.rest.get_unchecked(s as usize..e as usize)
+                    };
+                    // The covered item's own counter falls too (nobody reads
+                    // it): a test per item would cost more than the chain.
+                    for &k in items {
+                        lower::<LOW>(len, low, k, 1);
+                    }
+                }
+                continue;
+            }
+            // The second primary items, a group of same-item options (the
+            // rotations of one piece) at a time.
+            let mut q = r;
+            while q != 0 {
+                let o = (w * 64 + q.trailing_zeros()) as usize;
+                debug_assert!(o < self.second.len() && o < self.group.len());
                 // SAFETY: the bits of a mask are options, `o < options`,
-                // and `prim_span` has `options + 1` entries, each at most
-                // `prim.len()`.
-                let items = unsafe {
-                    let (s, e) = (
-                        *self.prim_span.get_unchecked(o),
-                        *self.prim_span.get_unchecked(o + 1),
-                    );
-                    self.prim.get_unchecked(s as usize..e as usize)
+                // and `second` and `group` have `options` entries.
+                let (k, x) = unsafe {
+                    (
+                        *self.second.get_unchecked(o),
+                        q & *self.group.get_unchecked(o),
+                    )
                 };
-                for &k in items {
-                    debug_assert!((k as usize) < len.len());
-                    // SAFETY: `prim` holds primary items, `1..=N1`, and
-                    // `len` has `N1 + 1` entries.
-                    unsafe { *len.get_unchecked_mut(k as usize) -= 1 };
+                q &= !x;
+                // Item 0 (no second item) is a counter nobody reads.
+                if k != skip {
+                    lower::<LOW>(len, low, k, x.count_ones());
                 }
             }
         }
@@ -233,7 +409,7 @@ impl Bits {
     #[inline(always)]
     fn cover_item(&mut self, i: u32) {
         let (from, to) = (self.item_span[i as usize], self.item_span[i as usize + 1]);
-        self.remove(from, to);
+        self.remove(from, to, i);
         if let Some(word) = self.st.active.get_mut(i as usize / 64) {
             *word &= !(1u64 << (i % 64));
         }
@@ -251,17 +427,41 @@ impl Memory for Bits {
     #[inline(always)]
     fn choose(&self, choice: Choice) -> u32 {
         let st = &self.st;
-        let mut t = i32::MAX;
+        if choice == Choice::Scan && self.scan {
+            // Only an item of `LEN` 0 or 1 can be kept instead of the
+            // first active one, and `low` holds every such item: the
+            // first of length 0 among them, else the first of length 1.
+            let mut one = 0;
+            for (w, (&low, &act)) in st.low.iter().zip(&st.active).enumerate() {
+                let mut bits = low & act;
+                while bits != 0 {
+                    let k = w as u32 * 64 + bits.trailing_zeros();
+                    bits &= bits - 1;
+                    if st.len[k as usize] == 0 {
+                        return k;
+                    }
+                    if one == 0 {
+                        one = k;
+                    }
+                }
+            }
+            if one != 0 {
+                return one;
+            }
+            for (w, &act) in st.active.iter().enumerate() {
+                if act != 0 {
+                    return w as u32 * 64 + act.trailing_zeros();
+                }
+            }
+            return 0;
+        }
+        let mut t = i16::MAX;
         let mut best = 0;
-        let mut first = 0;
         for (w, &word) in st.active.iter().enumerate() {
             let mut bits = word;
             while bits != 0 {
                 let k = w as u32 * 64 + bits.trailing_zeros();
                 bits &= bits - 1;
-                if first == 0 {
-                    first = k;
-                }
                 debug_assert!((k as usize) < st.len.len());
                 // SAFETY: the active set holds primary items, `1..=N1`,
                 // and `len` has `N1 + 1` entries.
@@ -276,7 +476,13 @@ impl Memory for Bits {
             }
         }
         if choice == Choice::Scan && t > 1 {
-            return first;
+            // Only when built for MRV and asked for the scan rule.
+            return st
+                .active
+                .iter()
+                .enumerate()
+                .find(|(_, &w)| w != 0)
+                .map_or(0, |(w, &a)| w as u32 * 64 + a.trailing_zeros());
         }
         best
     }
@@ -292,11 +498,24 @@ impl Memory for Bits {
         self.prim[self.prim_span[o as usize] as usize]
     }
 
+    /// Covers `i` and lists its options for the level. Two shortcuts
+    /// keep the copies of the state to those that are read again: an item
+    /// without options (a dead end, most of the scan rule's leaves) only
+    /// leaves the active items, saving nothing; and the state after the
+    /// cover is saved only when there is a second option to restore it
+    /// for ([`Memory::uncommit`] of the last option leaves the restoring to
+    /// [`Memory::uncover`], which always follows it).
     #[inline(always)]
     fn cover(&mut self, i: u32) -> u32 {
         let d = self.level_start.len();
-        self.saved.save(&self.st, 2 * d);
         let start = self.tries.len() as u32;
+        self.level_start.push(start);
+        if self.st.len[i as usize] == 0 {
+            self.tries.push(END);
+            self.st.active[i as usize / 64] &= !(1u64 << (i % 64));
+            return start;
+        }
+        self.saved.save(&self.st, 2 * d);
         let (from, to) = (self.item_span[i as usize], self.item_span[i as usize + 1]);
         for &(w, m) in &self.masks[from as usize..to as usize] {
             let mut r = self.st.a[w as usize] & m;
@@ -305,17 +524,24 @@ impl Memory for Bits {
                 r &= r - 1;
             }
         }
+        let options = self.tries.len() - start as usize;
         self.tries.push(END);
-        self.level_start.push(start);
         self.cover_item(i);
-        self.saved.save(&self.st, 2 * d + 1);
+        if options > 1 {
+            self.saved.save(&self.st, 2 * d + 1);
+        }
         start
     }
 
     #[inline(always)]
-    fn uncover(&mut self, _i: u32) {
+    fn uncover(&mut self, i: u32) {
         let start = self.level_start.pop().expect("uncover follows a cover");
-        self.saved.restore(&mut self.st, 2 * self.level_start.len());
+        if self.tries[start as usize] == END {
+            // The item had no options: only its active bit changed.
+            self.st.active[i as usize / 64] |= 1u64 << (i % 64);
+        } else {
+            self.saved.restore(&mut self.st, 2 * self.level_start.len());
+        }
         self.tries.truncate(start as usize);
     }
 
@@ -343,16 +569,20 @@ impl Memory for Bits {
                 Act::Cover(item) => self.cover_item(item),
                 Act::Purge(p) => {
                     let (from, to) = (self.purge_span[p as usize], self.purge_span[p as usize + 1]);
-                    self.remove(from, to);
+                    self.remove(from, to, 0);
                 }
             }
         }
     }
 
     #[inline(always)]
-    fn uncommit(&mut self, _c: u32, _i: u32) {
-        let d = self.level_start.len() - 1;
-        self.saved.restore(&mut self.st, 2 * d + 1);
+    fn uncommit(&mut self, c: u32, _i: u32) {
+        // After the last option comes the level's uncover, which restores
+        // the state before the cover (see `cover`).
+        if self.tries[c as usize + 1] != END {
+            let d = self.level_start.len() - 1;
+            self.saved.restore(&mut self.st, 2 * d + 1);
+        }
     }
 
     fn updates(&self) -> u64 {
@@ -366,8 +596,9 @@ impl Memory for Bits {
 #[derive(Debug, Clone, Default)]
 struct Saved {
     a: Vec<u64>,
-    len: Vec<i32>,
+    len: Vec<i16>,
     active: Vec<u64>,
+    low: Vec<u64>,
 }
 
 impl Saved {
@@ -383,6 +614,7 @@ impl Saved {
         put(&mut self.a, &st.a, slot);
         put(&mut self.len, &st.len, slot);
         put(&mut self.active, &st.active, slot);
+        put(&mut self.low, &st.low, slot);
     }
 
     #[inline(always)]
@@ -392,6 +624,7 @@ impl Saved {
         st.len.copy_from_slice(&self.len[slot * m..(slot + 1) * m]);
         st.active
             .copy_from_slice(&self.active[slot * k..(slot + 1) * k]);
+        st.low.copy_from_slice(&self.low[slot * k..(slot + 1) * k]);
     }
 }
 

@@ -242,10 +242,16 @@ unsafe fn search_popcnt<M: Memory, L: Listener>(
 /// own handle on one option of a covered item's list (a node, for links);
 /// the list is the item's options still compatible when it was covered, in
 /// input order. Covers and uncovers nest (last covered, first uncovered),
-/// and so do commits and uncommits inside them. The search reads nothing
-/// between the uncommit of a level's last option and that level's
-/// uncover, so a memory may leave the state between them unfinished (the
-/// bit sets restore it once, at the uncover).
+/// and so do commits and uncommits inside them.
+///
+/// The reading rule: the search reads the memory's state (its active
+/// items and step C3's choice; the cursors of covered levels are always
+/// readable) only after a cover, after a commit, after the uncommit of an
+/// option that has a next one, and after the uncover of the first level.
+/// After the uncommit of a level's last option the level's uncover
+/// follows, and after the uncover of a deeper level the level below's
+/// uncommit, so a memory may leave the state unfinished there: the bit
+/// sets restore a saved state only at those reads.
 pub(crate) trait Memory {
     type Cursor: Copy + Default + Eq + std::fmt::Debug;
     /// Whether a primary item is still to be covered (step C2's test).

@@ -498,13 +498,14 @@ impl Memory for Bits {
         self.prim[self.prim_span[o as usize] as usize]
     }
 
-    /// Covers `i` and lists its options for the level. Two shortcuts
-    /// keep the copies of the state to those that are read again: an item
-    /// without options (a dead end, most of the scan rule's leaves) only
-    /// leaves the active items, saving nothing; and the state after the
-    /// cover is saved only when there is a second option to restore it
-    /// for ([`Memory::uncommit`] of the last option leaves the restoring to
-    /// [`Memory::uncover`], which always follows it).
+    /// Covers `i` and lists its options for the level. Only the copies of
+    /// the state that are read again are made (the reading rule of
+    /// [`Memory`]): the state after the cover, when the level has a second
+    /// option to restore it for; the state before, at the first level
+    /// only, to leave the memory as it was found. A deeper level's
+    /// uncover leaves the state unfinished: the level below restores its
+    /// own before anything reads it. An item without options (a dead end,
+    /// most of the scan rule's leaves) only leaves the active items.
     #[inline(always)]
     fn cover(&mut self, i: u32) -> u32 {
         let d = self.level_start.len();
@@ -515,7 +516,9 @@ impl Memory for Bits {
             self.st.active[i as usize / 64] &= !(1u64 << (i % 64));
             return start;
         }
-        self.saved.save(&self.st, 2 * d);
+        if d == 0 {
+            self.saved.save(&self.st, 0);
+        }
         let (from, to) = (self.item_span[i as usize], self.item_span[i as usize + 1]);
         for &(w, m) in &self.masks[from as usize..to as usize] {
             let mut r = self.st.a[w as usize] & m;
@@ -539,8 +542,8 @@ impl Memory for Bits {
         if self.tries[start as usize] == END {
             // The item had no options: only its active bit changed.
             self.st.active[i as usize / 64] |= 1u64 << (i % 64);
-        } else {
-            self.saved.restore(&mut self.st, 2 * self.level_start.len());
+        } else if self.level_start.is_empty() {
+            self.saved.restore(&mut self.st, 0);
         }
         self.tries.truncate(start as usize);
     }
@@ -577,8 +580,8 @@ impl Memory for Bits {
 
     #[inline(always)]
     fn uncommit(&mut self, c: u32, _i: u32) {
-        // After the last option comes the level's uncover, which restores
-        // the state before the cover (see `cover`).
+        // After the last option comes the level's uncover: nothing reads
+        // the state in between (see `cover`).
         if self.tries[c as usize + 1] != END {
             let d = self.level_start.len() - 1;
             self.saved.restore(&mut self.st, 2 * d + 1);
@@ -676,6 +679,51 @@ mod tests {
                 }
                 assert!(run(AlgorithmC::fastest(xcc, choice), &Limits::none()).solutions >= 1);
             }
+        }
+    }
+
+    /// A deeper level's uncover leaves the state unfinished (the reading
+    /// rule of `Memory`), but a run still leaves the memory as it found
+    /// it: one solver, run again and again (stopped by budgets, resumed,
+    /// whole), reports the same as a fresh one every time.
+    #[test]
+    fn runs_leave_the_bit_sets_as_they_found_them() {
+        let g = generate(&GenSpec {
+            colours: Some(6),
+            ..GenSpec::square(5, 9)
+        })
+        .unwrap();
+        let cover = E2Cover::ordered(&g.puzzle, FillOrder::RowMajor).unwrap();
+        let xcc = cover.xcc();
+        for choice in [Choice::Scan, Choice::Mrv] {
+            let mut solver = AlgorithmC::fastest(xcc, choice);
+            let whole = run(AlgorithmC::fastest(xcc, choice), &Limits::none());
+            assert!(whole.nodes > 100 && whole.solutions > 0);
+            for budget in [1, 7, whole.nodes / 3, whole.nodes - 1] {
+                let fresh = run(AlgorithmC::fastest(xcc, choice), &Limits::nodes(budget));
+                let mut again = solver
+                    .run(
+                        &Position::default(),
+                        &Limits::nodes(budget),
+                        None,
+                        &mut Quiet,
+                    )
+                    .unwrap();
+                again.updates = 0;
+                assert_eq!(again, fresh, "{choice:?} budget {budget}");
+                let at = again.position.expect("a budget stop leaves a position");
+                let rest = solver.run(&at, &Limits::none(), None, &mut Quiet).unwrap();
+                assert_eq!(
+                    (rest.solutions, rest.nodes),
+                    (whole.solutions, whole.nodes),
+                    "{choice:?} resumed after {budget}"
+                );
+            }
+            let mut last = solver
+                .run(&Position::default(), &Limits::none(), None, &mut Quiet)
+                .unwrap();
+            last.updates = 0;
+            assert_eq!(last, whole, "{choice:?}");
         }
     }
 

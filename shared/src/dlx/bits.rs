@@ -682,18 +682,23 @@ mod tests {
         }
     }
 
+    /// A generated 5×5 board of 6 colours, in row-major order.
+    fn five_by_five(seed: u64) -> E2Cover {
+        let g = generate(&GenSpec {
+            colours: Some(6),
+            ..GenSpec::square(5, seed)
+        })
+        .unwrap();
+        E2Cover::ordered(&g.puzzle, FillOrder::RowMajor).unwrap()
+    }
+
     /// A deeper level's uncover leaves the state unfinished (the reading
     /// rule of `Memory`), but a run still leaves the memory as it found
     /// it: one solver, run again and again (stopped by budgets, resumed,
     /// whole), reports the same as a fresh one every time.
     #[test]
     fn runs_leave_the_bit_sets_as_they_found_them() {
-        let g = generate(&GenSpec {
-            colours: Some(6),
-            ..GenSpec::square(5, 9)
-        })
-        .unwrap();
-        let cover = E2Cover::ordered(&g.puzzle, FillOrder::RowMajor).unwrap();
+        let cover = five_by_five(9);
         let xcc = cover.xcc();
         for choice in [Choice::Scan, Choice::Mrv] {
             let mut solver = AlgorithmC::fastest(xcc, choice);
@@ -731,12 +736,7 @@ mod tests {
     /// totals: a count already running on links can go on on bit sets.
     #[test]
     fn a_position_taken_on_links_resumes_on_bit_sets() {
-        let g = generate(&GenSpec {
-            colours: Some(6),
-            ..GenSpec::square(5, 4)
-        })
-        .unwrap();
-        let cover = E2Cover::ordered(&g.puzzle, FillOrder::RowMajor).unwrap();
+        let cover = five_by_five(4);
         let xcc = cover.xcc();
         let whole = run(AlgorithmC::with_choice(xcc, Choice::Scan), &Limits::none());
         for budget in [1, 5, 50, whole.nodes / 2, whole.nodes - 1] {

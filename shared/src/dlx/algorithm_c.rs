@@ -252,6 +252,14 @@ unsafe fn search_popcnt<M: Memory, L: Listener>(
 /// follows, and after the uncover of a deeper level the level below's
 /// uncommit, so a memory may leave the state unfinished there: the bit
 /// sets restore a saved state only at those reads.
+///
+/// One more liberty, in step C5 only ([`Memory::commit_until_dead`]): a
+/// commit may stop as soon as it has left some active primary item
+/// without options. The node below is then a dead end whatever the rest
+/// of the commit would do (options only leave), so the search reads of
+/// that state only step C3's choice, which must be such an item, and the
+/// cover of it; then comes the uncommit. Forced options and replayed
+/// paths are committed whole, since more commits follow them.
 pub(crate) trait Memory {
     type Cursor: Copy + Default + Eq + std::fmt::Debug;
     /// Whether a primary item is still to be covered (step C2's test).
@@ -274,6 +282,12 @@ pub(crate) trait Memory {
     fn option(&self, c: Self::Cursor) -> u32;
     /// Step C5's commits for the option at `c`, chosen through item `i`.
     fn commit(&mut self, c: Self::Cursor, i: u32);
+    /// [`Memory::commit`], which may stop once an active primary item has
+    /// no options left (the reading rule above).
+    #[inline(always)]
+    fn commit_until_dead(&mut self, c: Self::Cursor, i: u32) {
+        self.commit(c, i)
+    }
     /// The inverse of [`Memory::commit`] (step C6).
     fn uncommit(&mut self, c: Self::Cursor, i: u32);
     /// Knuth's updates since the last [`Memory::reset_updates`].
@@ -533,7 +547,7 @@ impl<M: Memory> Search<M> {
                         step = Step::Leave;
                         continue;
                     }
-                    self.mem.commit(x_l, i);
+                    self.mem.commit_until_dead(x_l, i);
                     l += 1;
                     step = Step::Enter;
                 }

@@ -33,6 +33,13 @@
 //! `LEN` fell to 1 or 0, so the choice reads those few instead of every
 //! `LEN`.
 //!
+//! A commit in step C5 stops as soon as a removal leaves an active primary
+//! item without options (the node below is then a dead end, and the
+//! `Memory` trait's reading rule lets that state go unfinished): the
+//! seams of a placement go before its piece's cover, so the piece's
+//! cover, the largest part, is spared whenever a seam leaves a
+//! neighbouring cell without a piece.
+//!
 //! It is Knuth's search all the same, run by the same steps C1–C8
 //! (`algorithm_c.rs` drives this memory and the links through one trait):
 //! after the same choices the same options are compatible (an option
@@ -60,8 +67,10 @@ const END: u32 = u32::MAX;
 /// What committing one entry of an option does.
 #[derive(Debug, Clone, Copy)]
 enum Act {
-    /// Cover an item (Knuth's number): its options leave `A` and, when it
-    /// is primary, it leaves the active items.
+    /// Cover a primary item (Knuth's number): its options leave `A` and
+    /// it leaves the active items.
+    Primary(u32),
+    /// Cover a secondary item without a colour: its options leave `A`.
     Cover(u32),
     /// Purify a secondary item to one colour: the options of the purge
     /// list with this number leave `A`.
@@ -189,7 +198,7 @@ impl Bits {
                         }
                     }
                     prim.push(item);
-                    acts.push(Act::Cover(item));
+                    acts.push(Act::Primary(item));
                 } else if e.colour == NO_COLOUR {
                     acts.push(Act::Cover(item));
                 } else {
@@ -297,8 +306,10 @@ impl Bits {
     /// usually listed item by item, so a word's options share a handful of
     /// them): one subtraction of a population count instead of a chain of
     /// decrements of the same counter, each waiting for the one before.
+    ///
+    /// Returns whether some `LEN` it lowered fell to 0.
     #[inline(always)]
-    fn remove(&mut self, from: u32, to: u32, skip: u32) {
+    fn remove(&mut self, from: u32, to: u32, skip: u32) -> bool {
         if self.scan {
             self.remove_::<true>(from, to, skip)
         } else {
@@ -308,16 +319,24 @@ impl Bits {
 
     /// [`Bits::remove`], keeping `low` when `LOW`.
     #[inline(always)]
-    fn remove_<const LOW: bool>(&mut self, from: u32, to: u32, skip: u32) {
+    fn remove_<const LOW: bool>(&mut self, from: u32, to: u32, skip: u32) -> bool {
         let st = &mut self.st;
         let (a, len, low) = (
             st.a.as_mut_slice(),
             st.len.as_mut_slice(),
             st.low.as_mut_slice(),
         );
-        /// `LEN[k] -= n`, noting in `low` when it reaches 1 or 0.
+        let mut dead = false;
+        /// `LEN[k] -= n`, noting in `low` when it reaches 1 or 0, and in
+        /// `dead` when it reaches 0.
         #[inline(always)]
-        fn lower<const LOW: bool>(len: &mut [i16], low: &mut [u64], k: u32, n: u32) {
+        fn lower<const LOW: bool>(
+            len: &mut [i16],
+            low: &mut [u64],
+            dead: &mut bool,
+            k: u32,
+            n: u32,
+        ) {
             debug_assert!((k as usize) < len.len() && (k as usize) / 64 < low.len());
             // SAFETY: `k` is a primary item, `1..=N1`, or 0 (no item: its
             // counter is never read, and falls by at most the number of
@@ -326,8 +345,12 @@ impl Bits {
             unsafe {
                 let l = len.get_unchecked_mut(k as usize);
                 *l -= n as i16;
-                if LOW && *l <= 1 {
-                    *low.get_unchecked_mut(k as usize / 64) |= 1u64 << (k % 64);
+                if *l <= 1 {
+                    if LOW {
+                        *low.get_unchecked_mut(k as usize / 64) |= 1u64 << (k % 64);
+                    }
+                    // Item 0's counter only falls below 0 (module doc).
+                    *dead |= *l == 0;
                 }
             }
         }
@@ -354,7 +377,7 @@ impl Bits {
             for &(k, run) in runs {
                 let x = r & run;
                 if x != 0 && k != skip {
-                    lower::<LOW>(len, low, k, x.count_ones());
+                    lower::<LOW>(len, low, &mut dead, k, x.count_ones());
                 }
             }
             if self.many {
@@ -378,7 +401,7 @@ impl Bits {
                     // The covered item's own counter falls too (nobody reads
                     // it): a test per item would cost more than the chain.
                     for &k in items {
-                        lower::<LOW>(len, low, k, 1);
+                        lower::<LOW>(len, low, &mut dead, k, 1);
                     }
                 }
                 continue;
@@ -400,19 +423,31 @@ impl Bits {
                 q &= !x;
                 // Item 0 (no second item) is a counter nobody reads.
                 if k != skip {
-                    lower::<LOW>(len, low, k, x.count_ones());
+                    lower::<LOW>(len, low, &mut dead, k, x.count_ones());
                 }
             }
         }
+        dead
     }
 
+    /// Covers item `i`, lowering no `LEN` of `skip` (nor of `i`); returns
+    /// whether some `LEN` fell to 0.
     #[inline(always)]
-    fn cover_item(&mut self, i: u32) {
+    fn cover_item(&mut self, i: u32, skip: u32) -> bool {
         let (from, to) = (self.item_span[i as usize], self.item_span[i as usize + 1]);
-        self.remove(from, to, i);
+        let dead = self.remove(from, to, if skip == 0 { i } else { skip });
         if let Some(word) = self.st.active.get_mut(i as usize / 64) {
             *word &= !(1u64 << (i % 64));
         }
+        dead
+    }
+
+    /// Purge list `p`'s options leave `A`, lowering no `LEN` of `skip`;
+    /// returns whether some `LEN` fell to 0.
+    #[inline(always)]
+    fn purge(&mut self, p: u32, skip: u32) -> bool {
+        let (from, to) = (self.purge_span[p as usize], self.purge_span[p as usize + 1]);
+        self.remove(from, to, skip)
     }
 }
 
@@ -529,7 +564,7 @@ impl Memory for Bits {
         }
         let options = self.tries.len() - start as usize;
         self.tries.push(END);
-        self.cover_item(i);
+        self.cover_item(i, 0);
         if options > 1 {
             self.saved.save(&self.st, 2 * d + 1);
         }
@@ -568,13 +603,57 @@ impl Memory for Bits {
         let (s, e) = (self.act_span[x] as usize, self.act_span[x + 1] as usize);
         for k in s..e {
             match self.acts[k] {
-                Act::Cover(item) if item == i => {}
-                Act::Cover(item) => self.cover_item(item),
+                Act::Primary(item) if item == i => {}
+                Act::Primary(item) | Act::Cover(item) => {
+                    self.cover_item(item, 0);
+                }
                 Act::Purge(p) => {
-                    let (from, to) = (self.purge_span[p as usize], self.purge_span[p as usize + 1]);
-                    self.remove(from, to, 0);
+                    self.purge(p, 0);
                 }
             }
+        }
+    }
+
+    /// The commit, stopped at the first sign of a dead end below (the
+    /// reading rule of [`Memory`]). With two primary items per option at
+    /// most (a cell and a piece), the secondary items go first, lowering
+    /// no `LEN` of the other primary item `j` (it is covered next, so its
+    /// counter would only be read if it fell to 0 before its cover): a
+    /// seam that leaves a neighbouring cell without a piece then spares
+    /// the piece's cover, the largest of the commit. With more primary
+    /// items the commit is whole: one of them could empty another before
+    /// its own cover, so only the secondary items after them could stop
+    /// it, and on such problems (polyominoes) there are few or none.
+    #[inline(always)]
+    fn commit_until_dead(&mut self, c: u32, i: u32) {
+        let x = self.tries[c as usize] as usize;
+        let (s, e) = (self.act_span[x] as usize, self.act_span[x + 1] as usize);
+        if self.many {
+            // Commits of many primary items are pentomino-like, with few
+            // secondary items after their primary ones: a test per entry
+            // costs more than it saves.
+            self.commit(c, i);
+            return;
+        }
+        // The option's primary item other than `i`, if any (at most two).
+        let (p0, p1) = (self.prim_span[x] as usize, self.prim_span[x + 1] as usize);
+        let j = self.prim[p0..p1]
+            .iter()
+            .copied()
+            .find(|&k| k != i)
+            .unwrap_or(0);
+        for k in s..e {
+            let dead = match self.acts[k] {
+                Act::Primary(_) => false,
+                Act::Cover(item) => self.cover_item(item, j),
+                Act::Purge(p) => self.purge(p, j),
+            };
+            if dead {
+                return;
+            }
+        }
+        if j != 0 {
+            self.cover_item(j, 0);
         }
     }
 

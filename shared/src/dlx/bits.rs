@@ -349,7 +349,8 @@ impl Bits {
                     if LOW {
                         *low.get_unchecked_mut(k as usize / 64) |= 1u64 << (k % 64);
                     }
-                    // Item 0's counter only falls below 0 (module doc).
+                    // Item 0's counter starts at 0 and only falls until a
+                    // restore: it is below 0 after any lowering, never 0.
                     *dead |= *l == 0;
                 }
             }

@@ -126,6 +126,19 @@ pub struct CoordinatorArgs {
     /// Refuse every RPC without `authorization: Bearer <token>`.
     #[arg(long, env = "E2_TOKEN", hide_env_values = true)]
     token: Option<String>,
+    /// While running, write a backup of the data directory to this file
+    /// every --backup-every seconds (what `e2 backup` writes, without
+    /// stopping): each is written whole beside it, then renamed over it, so
+    /// the file is always a complete backup. `e2 restore --data NEW FILE`
+    /// brings the job back on any machine; keep the file on another disk,
+    /// or copy it off the machine, so that a long count outlives its host.
+    #[arg(long, value_name = "FILE")]
+    backup: Option<PathBuf>,
+    /// Seconds between two backups of --backup.
+    #[arg(long, value_name = "S", default_value_t = 600, requires = "backup",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    backup_every: u64,
+
     /// A lease not renewed for this long is re-queued.
     #[arg(long, default_value_t = 30_000, hide = true)]
     lease_ttl_ms: u64,
@@ -325,6 +338,7 @@ async fn coordinator(a: CoordinatorArgs) -> Result<()> {
             (Some(cert), Some(key)) => Some(e2_proto::tls::ServerIdentity::read(cert, key)?),
             _ => None,
         },
+        backup: crate::commands::backup::schedule(a.backup.as_deref(), a.backup_every)?,
     };
     let running = e2_coordinator::start(config, a.listen, on_signal()).await?;
     tracing::info!("coordinator listening on {}", running.addr);

@@ -130,6 +130,88 @@ fn an_interrupted_count_resumes_to_the_published_total() {
     );
 }
 
+/// A count that writes its own backups (`--backup FILE --backup-every 1`)
+/// outlives its machine: killed with SIGKILL, its data directory left
+/// behind as if the machine were gone, the last backup file restored into
+/// a new directory resumes there to the whole total (the backtracker's).
+#[test]
+fn a_count_writing_backups_outlives_its_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let puzzle = INTERRUPTED_PUZZLE.write(dir.path());
+    let expected = interrupted_puzzle_count(&puzzle);
+    let puzzle = puzzle.to_string_lossy().into_owned();
+    let (lost, there) = (dir.path().join("lost"), dir.path().join("there"));
+    let file = dir.path().join("count.e2backup");
+    let mut child = Command::new(E2)
+        .args(["count", "--puzzle", &puzzle, "--engine", "dlx"])
+        .args(["--threads", "2", "--backup-every", "1", "--data"])
+        .arg(&lost)
+        .arg("--backup")
+        .arg(&file)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start e2 count");
+    // Until a backup holds a finished task (the first comes within a
+    // second or two of the start, the count lasts tens of seconds).
+    let since = std::time::Instant::now();
+    while !std::fs::read_to_string(&file).is_ok_and(|t| t.contains("\"state\":\"done\"")) {
+        assert!(
+            since.elapsed() < Duration::from_secs(120),
+            "no backup with a finished task after two minutes"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "the count ended first");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "the count finished before the kill");
+
+    let out = Command::new(E2)
+        .args(["restore", "--data"])
+        .arg(&there)
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (last, code) = count(&puzzle, &[], &there, None);
+    assert_eq!(code, 0, "{last}");
+    assert_eq!(last["complete"], true, "{last}");
+    assert_eq!(last["resumed"], true, "{last}");
+    assert_eq!(last["solutions"].as_u64(), Some(expected), "{last}");
+}
+
+/// `--backup` is checked before the count starts: a file that cannot be
+/// written is a one-line error, and `--backup-every` needs `--backup`.
+#[test]
+fn a_backup_path_that_cannot_be_written_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let puzzle = INTERRUPTED_PUZZLE.write(dir.path());
+    let missing = dir.path().join("no/such/dir/count.e2backup");
+    for args in [
+        vec!["--backup".to_string(), missing.display().to_string()],
+        vec!["--backup".to_string(), dir.path().display().to_string()],
+        vec!["--backup-every".to_string(), "5".to_string()],
+    ] {
+        let out = Command::new(E2)
+            .args(["count", "--puzzle"])
+            .arg(&puzzle)
+            .args(&args)
+            .output()
+            .unwrap();
+        // clap's usage errors exit with 2, e2's own with 1.
+        let want = if args[0] == "--backup-every" { 2 } else { 1 };
+        assert_eq!(out.status.code(), Some(want), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--backup"), "{args:?}: {err}");
+        assert!(!dir.path().join("no").exists());
+    }
+}
+
 fn e2(args: &[&std::ffi::OsStr]) -> std::process::Output {
     Command::new(E2).args(args).output().expect("run e2")
 }

@@ -29,6 +29,10 @@
 //! an empty directory, in one transaction; the coordinator that opens it
 //! next starts a new incarnation, so no lease from before the backup is
 //! honoured.
+//!
+//! A running coordinator writes the same file on a [`Schedule`]: the
+//! records read under the ledger's lock (one moment), the file replaced
+//! whole ([`write_file`]).
 
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, Read, Write};
@@ -321,6 +325,37 @@ fn check(loaded: &Loaded) -> Result<(), BackupError> {
         }
     }
     Ok(())
+}
+
+/// Where and how often a running coordinator writes its own backup
+/// (`e2 count --backup`, `e2 coordinator --backup`): a long count then
+/// survives the loss of its machine, not only of its process, when the
+/// file is on another disk or copied off the machine.
+#[derive(Debug, Clone)]
+pub struct Schedule {
+    pub path: std::path::PathBuf,
+    pub every: std::time::Duration,
+}
+
+/// Writes `loaded` to `path` whole or not at all: into `PATH.partial`,
+/// synced to disk, then renamed over `path`, so a crash mid-write leaves
+/// the previous backup in place. A new file is readable by its owner only
+/// (it holds the jobs' puzzles and results).
+pub fn write_file(loaded: &Loaded, path: &Path) -> Result<Summary, BackupError> {
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(".partial");
+    let partial = std::path::PathBuf::from(partial);
+    let mut open = std::fs::OpenOptions::new();
+    open.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut open, 0o600);
+    let file = open.open(&partial)?;
+    let mut out = std::io::BufWriter::new(file);
+    let summary = write(loaded, &mut out)?;
+    let file = out.into_inner().map_err(|e| e.into_error())?;
+    file.sync_all()?;
+    std::fs::rename(&partial, path)?;
+    Ok(summary)
 }
 
 /// Writes a backup of the store in `dir`, which no process may hold.

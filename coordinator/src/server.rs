@@ -39,6 +39,8 @@ pub struct CoordinatorConfig {
     pub ops: OpsListeners,
     /// Serve gRPC over TLS with this identity (plaintext when `None`).
     pub tls: Option<e2_proto::tls::ServerIdentity>,
+    /// Write a backup of the store this often, while serving.
+    pub backup: Option<crate::backup::Schedule>,
 }
 
 /// Where the operator endpoints listen; each is off when `None`.
@@ -203,6 +205,11 @@ pub async fn start_on(
         })
     };
 
+    let backups = config
+        .backup
+        .clone()
+        .map(|schedule| tokio::spawn(write_backups(schedule, Arc::clone(&shared), stop.clone())));
+
     let mut ops = Vec::new();
     if let Some(l) = metrics_listener {
         ops.push(http::serve_metrics(l, Arc::clone(&shared), stop.clone()));
@@ -251,6 +258,9 @@ pub async fn start_on(
                 .await;
             stop.cancel();
             let _ = sweeper.await;
+            if let Some(backups) = backups {
+                let _ = backups.await;
+            }
             for listener in ops {
                 let _ = listener.await;
             }
@@ -284,6 +294,39 @@ pub async fn start_on(
         server,
         stopped: ended,
     })
+}
+
+/// Writes a backup of the store every `schedule.every` until `stop`. A
+/// backup that fails is logged and tried again at the next turn: the
+/// count goes on, and the last good file stays in place.
+async fn write_backups(
+    schedule: crate::backup::Schedule,
+    shared: Arc<Shared>,
+    stop: CancellationToken,
+) {
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(schedule.every) => {}
+            _ = stop.cancelled() => return,
+        }
+        let (shared, path) = (Arc::clone(&shared), schedule.path.clone());
+        let written = tokio::task::spawn_blocking(move || {
+            let loaded = shared.snapshot()?;
+            crate::backup::write_file(&loaded, &path)
+        })
+        .await;
+        match written {
+            Ok(Ok(s)) => tracing::info!(
+                jobs = s.jobs,
+                tasks = s.tasks,
+                best = s.best,
+                "backup written to {}",
+                schedule.path.display()
+            ),
+            Ok(Err(e)) => tracing::warn!("backup to {} failed: {e}", schedule.path.display()),
+            Err(e) => tracing::warn!("backup to {} failed: {e}", schedule.path.display()),
+        }
+    }
 }
 
 /// The connections the gRPC server accepts, with Nagle's algorithm off, as

@@ -69,6 +69,15 @@ impl Shared {
         Status::unavailable(format!("coordinator storage failed: {e}"))
     }
 
+    /// Everything in the store as of one moment: commits are made under the
+    /// ledger's lock, so holding it while reading leaves none half seen
+    /// (a count's total always equals the sum over its finished tasks, as
+    /// a restore checks).
+    pub fn snapshot(&self) -> Result<crate::store::Loaded, crate::store::StoreError> {
+        let _ledger = self.ledger.lock().expect("ledger lock");
+        self.store.read_live()
+    }
+
     /// Reads the ledger without changing it.
     pub fn read<R>(&self, f: impl FnOnce(&Ledger, Clock) -> R) -> R {
         let ledger = self.ledger.lock().expect("ledger lock");

@@ -393,6 +393,13 @@ impl Store {
         })
     }
 
+    /// Everything in the store, read while it is in use. The caller keeps
+    /// commits out while it reads (see `Shared::snapshot`), so the records
+    /// are those of one moment.
+    pub fn read_live(&self) -> Result<Loaded, StoreError> {
+        self.reading(|| self.read_all())
+    }
+
     /// Whether the store holds no job, task or best board.
     pub fn is_empty(&self) -> bool {
         self.jobs.is_empty() && self.tasks.is_empty() && self.best.is_empty()

@@ -116,7 +116,7 @@ async fn coordinator(dir: &std::path::Path) -> Result<(Running, CancellationToke
         heartbeat: Duration::from_millis(500),
         ..LedgerConfig::default()
     };
-    crate::cluster::start_loopback(dir.to_path_buf(), ledger).await
+    crate::cluster::start_loopback(dir.to_path_buf(), ledger, None).await
 }
 
 async fn throughput(puzzle: &Puzzle, tasks: usize, workers: usize) -> Result<Duration> {

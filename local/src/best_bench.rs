@@ -54,7 +54,8 @@ pub async fn best_at_marks(
     }
     let last = *marks.last().expect("checked non-empty");
     let dir = tempfile::tempdir().context("cannot create a temporary data directory")?;
-    let (running, stop) = start_loopback(dir.path().to_path_buf(), LedgerConfig::default()).await?;
+    let (running, stop) =
+        start_loopback(dir.path().to_path_buf(), LedgerConfig::default(), None).await?;
     let shared: Arc<Shared> = Arc::clone(&running.shared);
     let plan = JobPlan {
         mode: Mode::Best,

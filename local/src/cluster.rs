@@ -29,7 +29,7 @@ impl LocalCluster {
     pub async fn start(threads: usize) -> Result<Self> {
         let data = tempfile::tempdir().context("cannot create a temporary data directory")?;
         let (running, stop_server) =
-            start_loopback(data.path().to_path_buf(), LedgerConfig::default()).await?;
+            start_loopback(data.path().to_path_buf(), LedgerConfig::default(), None).await?;
         let stop_worker = CancellationToken::new();
         let worker = tokio::spawn(e2_worker::run(
             WorkerConfig::new(running.url(), threads.max(1)),
@@ -65,6 +65,7 @@ impl LocalCluster {
 pub(crate) async fn start_loopback(
     data_dir: PathBuf,
     ledger: LedgerConfig,
+    backup: Option<e2_coordinator::backup::Schedule>,
 ) -> Result<(Running, CancellationToken)> {
     let config = CoordinatorConfig {
         data_dir,
@@ -72,6 +73,7 @@ pub(crate) async fn start_loopback(
         ledger,
         ops: Default::default(),
         tls: None,
+        backup,
     };
     let stop = CancellationToken::new();
     let running = e2_coordinator::server::start(

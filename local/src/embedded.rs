@@ -50,13 +50,15 @@ pub struct CountOutcome {
 }
 
 /// Options of an embedded count.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct CountOptions {
     /// Count a quarter (or half) of the tree where a board rotation makes
     /// that exact (the default); false counts the whole tree.
     pub symmetry: bool,
     /// The fill order; `None`: the one with the smallest estimated tree.
     pub order: Option<FillOrder>,
+    /// Write a backup of the data directory this often while counting.
+    pub backup: Option<e2_coordinator::backup::Schedule>,
 }
 
 impl Default for CountOptions {
@@ -64,6 +66,7 @@ impl Default for CountOptions {
         CountOptions {
             symmetry: true,
             order: None,
+            backup: None,
         }
     }
 }
@@ -111,7 +114,15 @@ pub async fn count(
         count_order: options.order,
         ..JobPlan::count(puzzle, engine)
     };
-    let run = run_job(plan, data_dir, threads, interrupt, on_status).await?;
+    let run = run_job(
+        plan,
+        data_dir,
+        options.backup,
+        threads,
+        interrupt,
+        on_status,
+    )
+    .await?;
     Ok(CountOutcome {
         job_id: run.status.job_id,
         solutions: run.status.solutions,
@@ -144,7 +155,7 @@ pub async fn best(
         search: options.search,
         ..JobPlan::count(puzzle, engine)
     };
-    let run = run_job(plan, data_dir, threads, interrupt, on_status).await?;
+    let run = run_job(plan, data_dir, None, threads, interrupt, on_status).await?;
     Ok(BestOutcome {
         job_id: run.status.job_id,
         best_score: run.status.best_score,
@@ -166,6 +177,7 @@ struct JobRun {
 async fn run_job(
     plan: JobPlan,
     data_dir: Option<PathBuf>,
+    backup: Option<e2_coordinator::backup::Schedule>,
     threads: usize,
     interrupt: CancellationToken,
     on_status: impl FnMut(&pb::JobStatus),
@@ -187,7 +199,7 @@ async fn run_job(
         checkpoint: Duration::from_secs(10),
         ..LedgerConfig::default()
     };
-    let (running, stop_server) = start_loopback(data_dir, ledger).await?;
+    let (running, stop_server) = start_loopback(data_dir, ledger, backup).await?;
     let shared = Arc::clone(&running.shared);
     let threads = threads.max(1);
 
@@ -371,7 +383,7 @@ mod tests {
         let first = count(
             &puzzle,
             Engine::Dlx,
-            options,
+            options.clone(),
             Some(dir.path().into()),
             2,
             interrupt,

@@ -3,16 +3,42 @@
 //! A week-long count outlives machines: its data directory can be backed up
 //! (with its coordinator or `e2 count` stopped), carried to another machine
 //! and restored into a new directory, where the same `e2 count --data DIR`
-//! (or `e2 coordinator --data DIR`) resumes it. The file and its checks are
-//! `e2_coordinator::backup`'s; this is the command line around them.
+//! (or `e2 coordinator --data DIR`) resumes it. A running `e2 count` or
+//! coordinator also writes the same file on its own with `--backup FILE`
+//! ([`schedule`]). The file and its checks are `e2_coordinator::backup`'s;
+//! this is the command line around them.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::Args;
 use e2_coordinator::backup;
+
+/// The schedule of `--backup FILE --backup-every S`, checked at once: a
+/// path that cannot be written is an error before the count starts, not a
+/// warning an hour into it.
+pub fn schedule(path: Option<&Path>, every_s: u64) -> Result<Option<backup::Schedule>> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    if path.is_dir() {
+        anyhow::bail!("--backup {}: is a directory; name a file", path.display());
+    }
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(".partial");
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&partial)
+        .with_context(|| format!("--backup {}: cannot write beside it", path.display()))?;
+    let _ = std::fs::remove_file(&partial);
+    Ok(Some(backup::Schedule {
+        path: path.to_path_buf(),
+        every: std::time::Duration::from_secs(every_s),
+    }))
+}
 
 #[derive(Debug, Args)]
 pub struct BackupArgs {

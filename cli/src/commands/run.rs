@@ -64,6 +64,18 @@ pub struct CountArgs {
     /// output's "symmetry" says which piece, corner and factor were used.
     #[arg(long)]
     pub no_symmetry: bool,
+    /// While running, write a backup of the data directory to this file
+    /// every --backup-every seconds (what `e2 backup` writes, without
+    /// stopping): each is written whole beside it, then renamed over it, so
+    /// the file is always a complete backup. `e2 restore --data NEW FILE`
+    /// brings the job back on any machine; keep the file on another disk,
+    /// or copy it off the machine, so that a long count outlives its host.
+    #[arg(long, value_name = "FILE")]
+    pub backup: Option<PathBuf>,
+    /// Seconds between two backups of --backup.
+    #[arg(long, value_name = "S", default_value_t = 600, requires = "backup",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub backup_every: u64,
 }
 
 #[derive(Debug, Args)]
@@ -177,6 +189,7 @@ pub fn count(args: CountArgs) -> Result<()> {
     let options = embedded::CountOptions {
         symmetry: !args.no_symmetry,
         order: args.order,
+        backup: crate::commands::backup::schedule(args.backup.as_deref(), args.backup_every)?,
     };
     let outcome = run_embedded(|interrupt, progress| {
         embedded::count(&puzzle, engine, options, data, threads, interrupt, progress)

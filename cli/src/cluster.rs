@@ -132,10 +132,10 @@ pub struct CoordinatorArgs {
     /// the file is always a complete backup. `e2 restore --data NEW FILE`
     /// brings the job back on any machine; keep the file on another disk,
     /// or copy it off the machine, so that a long count outlives its host.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", env = "E2_BACKUP")]
     backup: Option<PathBuf>,
     /// Seconds between two backups of --backup.
-    #[arg(long, value_name = "S", default_value_t = 600, requires = "backup",
+    #[arg(long, value_name = "S", default_value_t = 600, requires = "backup", env = "E2_BACKUP_EVERY",
           value_parser = clap::value_parser!(u64).range(1..))]
     backup_every: u64,
 

@@ -145,6 +145,62 @@ fn a_restarted_coordinator_resumes_without_rerunning_finished_tasks() {
     }
 }
 
+/// A coordinator started with `--backup` writes its store to the file
+/// while it serves: when its machine is lost (coordinator and workers
+/// killed with SIGKILL, its data directory abandoned), the last file
+/// restored into a new directory carries the job on to the exact total,
+/// every task counted once.
+#[test]
+fn a_coordinator_writing_backups_outlives_its_machine() {
+    let mut cluster = Cluster::new();
+    // Several seconds of two workers: the first backup holding a finished
+    // task comes while most are still to do.
+    let puzzle = LONGER_SIX.write(cluster.dir.path());
+    let expected = engine_count(&puzzle, Engine::Backtrack);
+    let file = cluster.dir.path().join("coordinator.e2backup");
+    let file_arg = file.to_string_lossy().into_owned();
+    cluster.start_coordinator(&["--backup", &file_arg, "--backup-every", "1"]);
+    cluster.start_worker(1, &[]);
+    cluster.start_worker(1, &[]);
+    let job = cluster.submit(&puzzle, &["--mode", "count", "--engine", "backtrack"]);
+    let since = std::time::Instant::now();
+    while !std::fs::read_to_string(&file).is_ok_and(|t| t.contains("\"state\":\"done\"")) {
+        assert!(since.elapsed() < JOB_TIME, "no backup with a finished task");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    cluster.coordinator.as_mut().unwrap().sigkill();
+    for w in &mut cluster.workers {
+        w.sigkill();
+    }
+    cluster.workers.clear();
+    let backup = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        backup.contains("\"state\":\"ready\"") || backup.contains("\"state\":\"running\""),
+        "the job was done in the backup; the test proves nothing"
+    );
+    std::fs::rename(cluster.data_dir(), cluster.dir.path().join("lost")).unwrap();
+    let out = std::process::Command::new(cluster_support::E2)
+        .args(["restore", "--data"])
+        .arg(cluster.data_dir())
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    cluster.start_coordinator(&[]);
+    cluster.start_worker(1, &[]);
+    cluster.start_worker(1, &[]);
+    let s = cluster.wait_done(job, JOB_TIME);
+    assert_eq!(s["state"], "done", "{s}");
+    assert_eq!(s["solutions"].as_u64(), Some(expected), "{s}");
+    for t in cluster.ledger(job) {
+        assert_eq!(t["completions"], 1, "every task counted once: {t}");
+    }
+}
+
 /// A worker stopped by SIGTERM hands its running tasks back with their
 /// checkpoints: they are ready again, resumable, not lost and not done.
 #[test]

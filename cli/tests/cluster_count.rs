@@ -179,17 +179,7 @@ fn a_coordinator_writing_backups_outlives_its_machine() {
         "the job was done in the backup; the test proves nothing"
     );
     std::fs::rename(cluster.data_dir(), cluster.dir.path().join("lost")).unwrap();
-    let out = std::process::Command::new(cluster_support::E2)
-        .args(["restore", "--data"])
-        .arg(cluster.data_dir())
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    cluster_support::restore(&cluster.data_dir(), &file);
     cluster.start_coordinator(&[]);
     cluster.start_worker(1, &[]);
     cluster.start_worker(1, &[]);

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use cluster_support::{data, engine_count, engine_count_in, Gen, E2};
+use cluster_support::{data, engine_count, engine_count_in, restore, Gen, E2};
 
 fn count(
     puzzle: &str,
@@ -167,22 +167,18 @@ fn a_count_writing_backups_outlives_its_machine() {
     let status = child.wait().unwrap();
     assert!(!status.success(), "the count finished before the kill");
 
-    let out = Command::new(E2)
-        .args(["restore", "--data"])
-        .arg(&there)
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let (last, code) = count(&puzzle, &[], &there, None);
+    restore(&there, &file);
+    resume_to_the_end(&puzzle, &there, expected);
+}
+
+/// Resumes the count in `data` to the end: the whole total, `expected`.
+fn resume_to_the_end(puzzle: &str, data: &Path, expected: u64) -> serde_json::Value {
+    let (last, code) = count(puzzle, &[], data, None);
     assert_eq!(code, 0, "{last}");
     assert_eq!(last["complete"], true, "{last}");
     assert_eq!(last["resumed"], true, "{last}");
     assert_eq!(last["solutions"].as_u64(), Some(expected), "{last}");
+    last
 }
 
 /// `--backup` is checked before the count starts: a file that cannot be
@@ -275,22 +271,8 @@ fn an_interrupted_count_moves_by_backup_and_resumes_elsewhere() {
         elsewhere.display()
     );
 
-    let out = e2(&[
-        "restore".as_ref(),
-        "--data".as_ref(),
-        there.as_os_str(),
-        file.as_os_str(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let (last, code) = count(&puzzle, &[], &there, None);
-    assert_eq!(code, 0, "{last}");
-    assert_eq!(last["resumed"], true, "{last}");
-    assert_eq!(last["complete"], true, "{last}");
-    assert_eq!(last["solutions"].as_u64(), Some(expected), "{last}");
+    restore(&there, &file);
+    let last = resume_to_the_end(&puzzle, &there, expected);
     assert!(last["nodes"].as_u64() >= first["nodes"].as_u64(), "{last}");
 }
 

@@ -60,6 +60,21 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// `e2 restore --data DATA FILE`, which must succeed.
+pub fn restore(data: &Path, file: &Path) {
+    let out = Command::new(E2)
+        .args(["restore", "--data"])
+        .arg(data)
+        .arg(file)
+        .output()
+        .expect("run e2 restore");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// A child process killed (SIGKILL) when dropped.
 pub struct Proc {
     pub child: Child,

@@ -132,6 +132,7 @@ pub struct CoordinatorArgs {
     /// the file is always a complete backup. `e2 restore --data NEW FILE`
     /// brings the job back on any machine; keep the file on another disk,
     /// or copy it off the machine, so that a long count outlives its host.
+    /// A clean stop (SIGTERM, Ctrl-C) writes a last one.
     #[arg(long, value_name = "FILE", env = "E2_BACKUP")]
     backup: Option<PathBuf>,
     /// Seconds between two backups of --backup.

@@ -181,6 +181,37 @@ fn resume_to_the_end(puzzle: &str, data: &Path, expected: u64) -> serde_json::Va
     last
 }
 
+/// A clean stop (Ctrl-C) writes one last backup, whatever the interval:
+/// the file then holds what the directory holds, and resumes elsewhere to
+/// the whole total.
+#[test]
+fn a_count_stopped_with_ctrl_c_leaves_a_current_backup() {
+    let dir = tempfile::tempdir().unwrap();
+    let puzzle = INTERRUPTED_PUZZLE.write(dir.path());
+    let expected = interrupted_puzzle_count(&puzzle);
+    let puzzle = puzzle.to_string_lossy().into_owned();
+    let file = dir.path().join("count.e2backup");
+    let file_arg = file.to_string_lossy().into_owned();
+    let extra = ["--backup", file_arg.as_str(), "--backup-every", "3600"];
+    let (first, code) = count(
+        &puzzle,
+        &extra,
+        &dir.path().join("here"),
+        Some(Duration::from_secs(2)),
+    );
+    assert_eq!(
+        first["complete"], false,
+        "finished before the interrupt: {first}"
+    );
+    assert_eq!(code, 130, "{first}");
+    let text = std::fs::read_to_string(&file).expect("a backup written at the stop");
+    assert!(text.contains("\"state\":\"done\""), "{text}");
+    let there = dir.path().join("there");
+    restore(&there, &file);
+    let last = resume_to_the_end(&puzzle, &there, expected);
+    assert!(last["nodes"].as_u64() >= first["nodes"].as_u64(), "{last}");
+}
+
 /// `--backup` is checked before the count starts: a file that cannot be
 /// written is a one-line error, and `--backup-every` needs `--backup`.
 #[test]

@@ -296,22 +296,29 @@ pub async fn start_on(
     })
 }
 
-/// Writes a backup of the store every `schedule.every` until `stop`. A
-/// backup that fails is logged and tried again at the next turn: the
-/// count goes on, and the last good file stays in place.
+/// Writes a backup of the store every `schedule.every` until `stop`, and
+/// once more then, after the last change was served (the server awaits
+/// this task before it closes the store), so that a clean stop leaves the
+/// file as current as the directory; not after a storage failure, whose
+/// store holds changes the disk did not take. A backup that fails is
+/// logged and tried again at the next turn: the count goes on, and the
+/// last good file stays in place.
 async fn write_backups(
     schedule: crate::backup::Schedule,
     shared: Arc<Shared>,
     stop: CancellationToken,
 ) {
     loop {
-        tokio::select! {
-            _ = tokio::time::sleep(schedule.every) => {}
-            _ = stop.cancelled() => return,
+        let last = tokio::select! {
+            _ = tokio::time::sleep(schedule.every) => false,
+            _ = stop.cancelled() => true,
+        };
+        if last && shared.failure().is_some() {
+            return;
         }
-        let (shared, path) = (Arc::clone(&shared), schedule.path.clone());
+        let (snapshot_of, path) = (Arc::clone(&shared), schedule.path.clone());
         let written = tokio::task::spawn_blocking(move || {
-            let loaded = shared.snapshot()?;
+            let loaded = snapshot_of.snapshot()?;
             crate::backup::write_file(&loaded, &path)
         })
         .await;
@@ -325,6 +332,9 @@ async fn write_backups(
             ),
             Ok(Err(e)) => tracing::warn!("backup to {} failed: {e}", schedule.path.display()),
             Err(e) => tracing::warn!("backup to {} failed: {e}", schedule.path.display()),
+        }
+        if last {
+            return;
         }
     }
 }

@@ -70,6 +70,7 @@ pub struct CountArgs {
     /// the file is always a complete backup. `e2 restore --data NEW FILE`
     /// brings the job back on any machine; keep the file on another disk,
     /// or copy it off the machine, so that a long count outlives its host.
+    /// A clean stop (Ctrl-C) writes a last one.
     #[arg(long, value_name = "FILE")]
     pub backup: Option<PathBuf>,
     /// Seconds between two backups of --backup.

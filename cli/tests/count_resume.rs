@@ -84,12 +84,7 @@ fn interrupt_then_resume(puzzle: &Path, extra: &[&str], after: Duration, expecte
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("count");
 
-    let (first, code) = count(&puzzle, extra, &data, Some(after));
-    assert_eq!(
-        first["complete"], false,
-        "the count finished before the interrupt; the test proves nothing: {first}"
-    );
-    assert_eq!(code, 130, "{first}");
+    let first = interrupted(&puzzle, extra, &data, after);
     assert_eq!(first["resumed"], false, "{first}");
     // The hand-back on Ctrl-C stores each running task's checkpoint, and the
     // summary counts it: a second of DLX is a million nodes and more.
@@ -167,11 +162,35 @@ fn a_count_writing_backups_outlives_its_machine() {
     let status = child.wait().unwrap();
     assert!(!status.success(), "the count finished before the kill");
 
-    restore(&there, &file);
-    resume_to_the_end(&puzzle, &there, expected);
+    from_backup_to_the_end(&puzzle, &there, &file, expected);
 }
 
 /// Resumes the count in `data` to the end: the whole total, `expected`.
+/// Restores the backup `file` into the new directory `there` and resumes
+/// the count there to the end: its summary, of `expected` boards.
+fn from_backup_to_the_end(
+    puzzle: &str,
+    there: &Path,
+    file: &Path,
+    expected: u64,
+) -> serde_json::Value {
+    restore(there, file);
+    resume_to_the_end(puzzle, there, expected)
+}
+
+/// A DLX count of `puzzle` stopped with Ctrl-C after `after`: its summary,
+/// checked to be of an unfinished count that exited with 130 (a count
+/// that finished first would make the caller's test prove nothing).
+fn interrupted(puzzle: &str, extra: &[&str], data: &Path, after: Duration) -> serde_json::Value {
+    let (first, code) = count(puzzle, extra, data, Some(after));
+    assert_eq!(
+        first["complete"], false,
+        "the count finished before the interrupt; the test proves nothing: {first}"
+    );
+    assert_eq!(code, 130, "{first}");
+    first
+}
+
 fn resume_to_the_end(puzzle: &str, data: &Path, expected: u64) -> serde_json::Value {
     let (last, code) = count(puzzle, &[], data, None);
     assert_eq!(code, 0, "{last}");
@@ -193,22 +212,16 @@ fn a_count_stopped_with_ctrl_c_leaves_a_current_backup() {
     let file = dir.path().join("count.e2backup");
     let file_arg = file.to_string_lossy().into_owned();
     let extra = ["--backup", file_arg.as_str(), "--backup-every", "3600"];
-    let (first, code) = count(
+    let first = interrupted(
         &puzzle,
         &extra,
         &dir.path().join("here"),
-        Some(Duration::from_secs(2)),
+        Duration::from_secs(2),
     );
-    assert_eq!(
-        first["complete"], false,
-        "finished before the interrupt: {first}"
-    );
-    assert_eq!(code, 130, "{first}");
     let text = std::fs::read_to_string(&file).expect("a backup written at the stop");
     assert!(text.contains("\"state\":\"done\""), "{text}");
     let there = dir.path().join("there");
-    restore(&there, &file);
-    let last = resume_to_the_end(&puzzle, &there, expected);
+    let last = from_backup_to_the_end(&puzzle, &there, &file, expected);
     assert!(last["nodes"].as_u64() >= first["nodes"].as_u64(), "{last}");
 }
 
@@ -256,12 +269,7 @@ fn an_interrupted_count_moves_by_backup_and_resumes_elsewhere() {
     let (here, there) = (dir.path().join("here"), dir.path().join("there"));
     let file = dir.path().join("count.e2backup");
 
-    let (first, code) = count(&puzzle, &[], &here, Some(Duration::from_secs(2)));
-    assert_eq!(
-        first["complete"], false,
-        "finished before the interrupt: {first}"
-    );
-    assert_eq!(code, 130, "{first}");
+    let first = interrupted(&puzzle, &[], &here, Duration::from_secs(2));
 
     let out = e2(&[
         "backup".as_ref(),
@@ -302,8 +310,7 @@ fn an_interrupted_count_moves_by_backup_and_resumes_elsewhere() {
         elsewhere.display()
     );
 
-    restore(&there, &file);
-    let last = resume_to_the_end(&puzzle, &there, expected);
+    let last = from_backup_to_the_end(&puzzle, &there, &file, expected);
     assert!(last["nodes"].as_u64() >= first["nodes"].as_u64(), "{last}");
 }
 

@@ -396,6 +396,11 @@ pub struct TaskRecord {
     /// Count jobs: which part of a reduced count it belongs to.
     #[serde(default)]
     pub part: u32,
+    /// Count jobs: the estimated nodes of the planned task's subtree, for
+    /// the time left (see `ledger::count`); `None` on tasks split off
+    /// another, and on every task of a count too small to estimate them.
+    #[serde(default)]
+    pub estimate: Option<u64>,
 }
 
 impl TaskRecord {
@@ -418,6 +423,7 @@ impl TaskRecord {
             recount: None,
             check: None,
             part: 0,
+            estimate: None,
         }
     }
 }

@@ -232,6 +232,7 @@ pub async fn submit(shared: &Shared, req: pb::SubmitRequest) -> Result<JobId, St
         symmetry: !req.no_symmetry,
         count_order: count_order(mode, &req.count_order)?,
         parts: Vec::new(),
+        estimates: Vec::new(),
         count: None,
     };
     let threads = shared.read(|l, _| l.worker_threads());
@@ -269,6 +270,7 @@ pub async fn submit_plan(
     };
     job.prefixes = planned.prefixes;
     job.parts = planned.parts;
+    job.estimates = planned.estimates;
     job.count = planned.count;
     shared.apply(|l, clock| Ok(l.submit(job, clock))).await
 }

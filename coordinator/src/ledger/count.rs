@@ -18,7 +18,7 @@ use e2_shared::{Error, Puzzle};
 
 use super::policy::{end_if_no_task_left, record_task, Completion, JobPolicy, PlanAsk, Planned};
 use super::{Clock, Job, LedgerConfig};
-use crate::records::{JobRecord, StoredCount, TaskId, TaskRecord};
+use crate::records::{JobRecord, StoredCount, TaskId, TaskRecord, TaskState};
 use crate::store::Writes;
 
 pub(super) struct Count;
@@ -53,6 +53,7 @@ impl JobPolicy for Count {
         Ok(Planned {
             prefixes,
             parts,
+            estimates: plan.task_estimates,
             count: Some(StoredCount {
                 order: plan.order.name().to_string(),
                 order_chosen: plan.order_chosen,
@@ -113,16 +114,77 @@ impl JobPolicy for Count {
         end_if_no_task_left(job, clock);
     }
 
-    /// The finished tasks' mean size predicts the nodes left, at the rate
-    /// of the last few seconds. (Wall time since the job was created would
-    /// also count the hours a resumed count spent stopped.)
-    fn eta_secs(&self, job: &JobRecord, partial_nodes: u64, nodes_per_sec: f64) -> Option<f64> {
-        (!job.state.is_over() && job.tasks_done > 0 && nodes_per_sec > 0.0).then(|| {
-            // `nodes_done` starts at the nodes above the cut, no task's.
-            let cut = job.count.as_ref().map_or(0, |c| c.cut_nodes);
-            let mean = job.nodes_done.saturating_sub(cut) as f64 / job.tasks_done as f64;
-            let left = mean * (job.tasks_total - job.tasks_done) as f64 - partial_nodes as f64;
-            left.max(0.0) / nodes_per_sec
-        })
+    /// The nodes left, at the rate of the last few seconds. (Wall time
+    /// since the job was created would also count the hours a resumed count
+    /// spent stopped.) The nodes left come from the tasks' own estimates
+    /// when the plan made them ([`estimated_nodes_left`]), else from the
+    /// finished tasks' mean size.
+    fn eta_secs(&self, job: &Job, partial_nodes: u64, nodes_per_sec: f64) -> Option<f64> {
+        let rec = &job.rec;
+        if rec.state.is_over() || nodes_per_sec <= 0.0 {
+            return None;
+        }
+        let left = estimated_nodes_left(job).or_else(|| {
+            (rec.tasks_done > 0).then(|| {
+                // `nodes_done` starts at the nodes above the cut, no task's.
+                let cut = rec.count.as_ref().map_or(0, |c| c.cut_nodes);
+                let mean = rec.nodes_done.saturating_sub(cut) as f64 / rec.tasks_done as f64;
+                mean * (rec.tasks_total - rec.tasks_done) as f64 - partial_nodes as f64
+            })
+        })?;
+        Some(left.max(0.0) / nodes_per_sec)
     }
+}
+
+/// The nodes a count has left, from its planned tasks' estimates: `None`
+/// unless every planned task has one and some planned task is finished.
+///
+/// Tasks differ in size a hundredfold (a count's first tasks are often its
+/// largest), so the mean size of the finished ones says little about the
+/// rest; each planned task's own estimate does, once corrected. A planned
+/// task *and the tasks split off it* (which cover its subtree between
+/// them) are one group. The groups finished so far give the correction,
+/// their nodes over their estimates (Knuth's estimates are unbiased but
+/// spread widely, and a fill order's trees are often all larger or all
+/// smaller than estimated); each unfinished group has left its corrected
+/// estimate less its nodes so far, or nothing once past it.
+pub(super) fn estimated_nodes_left(job: &Job) -> Option<f64> {
+    use std::collections::BTreeMap;
+    // Per group (its planned task's id): estimate, nodes so far, finished.
+    let mut groups: BTreeMap<TaskId, (u64, u64, bool)> = BTreeMap::new();
+    for (&id, t) in &job.tasks {
+        if t.recount.is_some() {
+            continue;
+        }
+        let mut root = t;
+        // A split chain is at most as long as the ids below it.
+        for _ in 0..job.tasks.len() {
+            match root.parent.and_then(|p| job.tasks.get(&p)) {
+                Some(up) => root = up,
+                None => break,
+            }
+        }
+        if root.parent.is_some() {
+            return None;
+        }
+        let group = groups.entry(root.id).or_insert((root.estimate?, 0, true));
+        group.1 += job.task_nodes(id, t);
+        group.2 &= t.state == TaskState::Done;
+    }
+    let (mut estimated, mut counted) = (0.0, 0.0);
+    for &(estimate, nodes, _) in groups.values().filter(|g| g.2) {
+        estimated += estimate as f64;
+        counted += nodes as f64;
+    }
+    if estimated <= 0.0 {
+        return None;
+    }
+    let correction = counted / estimated;
+    Some(
+        groups
+            .values()
+            .filter(|g| !g.2)
+            .map(|&(estimate, nodes, _)| (correction * estimate as f64 - nodes as f64).max(0.0))
+            .sum(),
+    )
 }

@@ -137,8 +137,10 @@ pub struct JobPlan {
     /// ... and this fill order (`None`: the smallest estimated tree).
     pub count_order: Option<FillOrder>,
     /// Filled in by planning: the part of the count each prefix belongs to
-    /// (empty: all to part 0), and how the count was planned.
+    /// (empty: all to part 0), each prefix's estimated subtree in nodes
+    /// (empty: not estimated), and how the count was planned.
     pub parts: Vec<u32>,
+    pub estimates: Vec<u64>,
     pub count: Option<StoredCount>,
 }
 
@@ -158,6 +160,7 @@ impl JobPlan {
             symmetry: true,
             count_order: None,
             parts: Vec::new(),
+            estimates: Vec::new(),
             count: None,
         }
     }
@@ -343,6 +346,7 @@ impl Ledger {
         for (tid, prefix) in plan.prefixes.into_iter().enumerate() {
             let mut task = TaskRecord::new(id, tid as TaskId, None, prefix);
             task.part = plan.parts.get(tid).copied().unwrap_or(0);
+            task.estimate = plan.estimates.get(tid).copied();
             writes.tasks.push(task.clone());
             job.ready.push_back(task.id);
             job.tasks.insert(task.id, task);

@@ -102,7 +102,7 @@ pub(super) trait JobPolicy: Sync {
     );
 
     /// Seconds left, as far as the status can tell; `None` when unknown.
-    fn eta_secs(&self, _job: &JobRecord, _partial_nodes: u64, _nodes_per_sec: f64) -> Option<f64> {
+    fn eta_secs(&self, _job: &Job, _partial_nodes: u64, _nodes_per_sec: f64) -> Option<f64> {
         None
     }
 }
@@ -157,6 +157,8 @@ pub struct Planned {
     pub prefixes: Vec<Prefix>,
     /// The part of the count each prefix belongs to (empty: all part 0).
     pub parts: Vec<u32>,
+    /// Each prefix's estimated subtree in nodes (empty: not estimated).
+    pub estimates: Vec<u64>,
     /// Count jobs: how the count was planned.
     pub count: Option<StoredCount>,
 }
@@ -167,6 +169,7 @@ impl Planned {
         Planned {
             prefixes,
             parts: Vec::new(),
+            estimates: Vec::new(),
             count: None,
         }
     }

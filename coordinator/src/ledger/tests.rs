@@ -723,3 +723,77 @@ fn a_count_eta_comes_from_the_nodes_left_and_the_recent_rate() {
     let eta = s.eta_secs.expect("an ETA");
     assert!((eta - 2.0).abs() < 1e-9, "{eta}");
 }
+
+/// When the plan estimated each task, the time left comes from those
+/// estimates, corrected by what the finished ones really took, not from
+/// the finished tasks' mean size; a task split off another shares its
+/// group's estimate, and the group's nodes so far count against it.
+#[test]
+fn a_count_eta_follows_its_tasks_estimates_when_it_has_them() {
+    let (mut l, w, clock) = ledger_and_worker();
+    let plan = JobPlan {
+        prefixes: (0..4).map(|i| prefix(i % 2)).collect(),
+        estimates: vec![1000, 100, 100, 300],
+        ..JobPlan::count(&puzzle(), Engine::Dlx)
+    };
+    l.submit(plan, clock);
+    let done = |lease, nodes| pb::CompleteRequest {
+        nodes,
+        ..completion(&w, lease, 0)
+    };
+    let (a, b) = (take(&mut l, &w, clock), take(&mut l, &w, clock));
+    assert!(l.complete(&done(a, 2000), clock).unwrap().0.accepted);
+    let later = clock.later(Duration::from_secs(1));
+    assert!(l.complete(&done(b, 200), later).unwrap().0.accepted);
+    // Finished: 2 200 nodes for 1 100 estimated, a correction of 2; left:
+    // 2 × 100 + 2 × 300 = 800 nodes at 200 nodes/s. (The mean of the
+    // finished tasks, 1 100 a task, would say 2 200 nodes and 11 s.)
+    let s = l.status(1, later).unwrap();
+    assert!(
+        (s.nodes_per_sec - 200.0).abs() < 1e-9,
+        "{}",
+        s.nodes_per_sec
+    );
+    let eta = s.eta_secs.expect("an ETA");
+    assert!((eta - 4.0).abs() < 1e-9, "{eta}");
+
+    // Task 2 checkpoints at 50 nodes and gives a sibling away: its group
+    // (task 2 and the new task 4) has 2 × 100 − 50 left.
+    let c = take(&mut l, &w, later);
+    let hb = HeartbeatRequest {
+        worker_id: w.clone(),
+        lease: Some(c),
+        checkpoint: e2_proto::encode_checkpoint(Some(&checkpoint(prefix(0), 0, 50))),
+        split: Some(pb::Split {
+            seq: 1,
+            prefixes: vec![e2_proto::encode_prefix(&below(prefix(0), 1, 1))],
+        }),
+        ..Default::default()
+    };
+    l.heartbeat(&hb, later).unwrap();
+    let job = &l.jobs[&1];
+    assert_eq!(job.rec.tasks_total, 5);
+    assert_eq!(job.tasks[&4].parent, Some(2));
+    let left = count::estimated_nodes_left(job).expect("estimated");
+    assert!((left - 750.0).abs() < 1e-9, "{left}");
+    // A group past its corrected estimate has nothing left, not less.
+    let hb = HeartbeatRequest {
+        checkpoint: e2_proto::encode_checkpoint(Some(&checkpoint(prefix(0), 0, 900))),
+        split: None,
+        ..hb
+    };
+    l.heartbeat(&hb, later).unwrap();
+    let left = count::estimated_nodes_left(&l.jobs[&1]).expect("estimated");
+    assert!((left - 600.0).abs() < 1e-9, "{left}");
+}
+
+/// Without estimates on every planned task (a small count, or a job
+/// planned before tasks had them), the mean of the finished tasks stands.
+#[test]
+fn a_count_eta_without_task_estimates_keeps_the_mean() {
+    let (mut l, w, clock) = ledger_with_count_job(3);
+    assert!(count::estimated_nodes_left(&l.jobs[&1]).is_none());
+    let a = take(&mut l, &w, clock);
+    assert!(l.complete(&completion(&w, a, 1), clock).unwrap().0.accepted);
+    assert!(count::estimated_nodes_left(&l.jobs[&1]).is_none());
+}

@@ -15,7 +15,8 @@ use tonic::Status;
 use super::policy::{mode_to_wire, policy};
 use super::{Clock, Job, JobPlan, Ledger};
 use crate::records::{
-    CheckState, JobId, JobState, Mode, StoredPuzzle, StoredSearch, TaskState, WorkerRef,
+    CheckState, JobId, JobState, Mode, StoredPuzzle, StoredSearch, TaskId, TaskRecord, TaskState,
+    WorkerRef,
 };
 
 /// One job as the operator endpoints show it.
@@ -47,14 +48,20 @@ impl Job {
             .iter()
             // Recounts check figures already in the total; they add none.
             .filter(|(_, t)| t.state != TaskState::Done && t.recount.is_none())
-            .fold((0, 0), |(nodes, solutions), (id, t)| {
-                let (kept_nodes, kept_solutions) = t
-                    .checkpoint
-                    .as_ref()
-                    .map_or((0, 0), |c| (c.nodes, c.solutions));
-                let seen = self.leased.get(id).map_or(0, |l| l.nodes_seen);
-                (nodes + kept_nodes.max(seen), solutions + kept_solutions)
+            .fold((0, 0), |(nodes, solutions), (&id, t)| {
+                let kept_solutions = t.checkpoint.as_ref().map_or(0, |c| c.solutions);
+                (nodes + self.task_nodes(id, t), solutions + kept_solutions)
             })
+    }
+
+    /// A task's nodes so far: its total once done, else its last stored
+    /// checkpoint's or what its holder has reported since, if more.
+    pub(super) fn task_nodes(&self, id: TaskId, t: &TaskRecord) -> u64 {
+        if t.state == TaskState::Done {
+            return t.nodes;
+        }
+        let kept = t.checkpoint.as_ref().map_or(0, |c| c.nodes);
+        kept.max(self.leased.get(&id).map_or(0, |l| l.nodes_seen))
     }
 
     fn nodes_per_sec(&self, now: Instant) -> f64 {
@@ -154,7 +161,7 @@ impl Ledger {
             nodes: rec.nodes_done + partial_nodes,
             nodes_per_sec: rate,
             elapsed_secs: elapsed,
-            eta_secs: job.policy().eta_secs(rec, partial_nodes, rate),
+            eta_secs: job.policy().eta_secs(job, partial_nodes, rate),
             error: rec.error.clone().unwrap_or_default(),
             created_unix_ms: rec.created_unix_ms,
             workers: self.workers.len() as u32,

@@ -205,6 +205,8 @@ pub async fn start_on(
         })
     };
 
+    let estimating = tokio::spawn(estimate_old_counts(Arc::clone(&shared), stop.clone()));
+
     let backups = config
         .backup
         .clone()
@@ -258,6 +260,7 @@ pub async fn start_on(
                 .await;
             stop.cancel();
             let _ = sweeper.await;
+            let _ = estimating.await;
             if let Some(backups) = backups {
                 let _ = backups.await;
             }
@@ -294,6 +297,60 @@ pub async fn start_on(
         server,
         stopped: ended,
     })
+}
+
+/// Gives the planned tasks of large unfinished counts that lack them (counts
+/// planned by an e2 from before tasks had estimates) their own estimates,
+/// once, in the background while the coordinator serves, so that their
+/// time left follows the estimates from then on (docs/cluster.md, "The
+/// time left"). The probes run on one blocking thread; a stop abandons
+/// what is left, and the next start tries again.
+async fn estimate_old_counts(shared: Arc<Shared>, stop: CancellationToken) {
+    for count in shared.read(|l, _| l.unestimated_counts()) {
+        let (job, tasks) = (count.job, count.tasks.len());
+        let work = tokio::task::spawn_blocking(move || {
+            let planned: Vec<_> = count
+                .tasks
+                .iter()
+                .map(|(_, part, prefix)| (*part, prefix.clone()))
+                .collect();
+            let nodes = e2_shared::count_plan::estimate_tasks(
+                count.engine,
+                &count.parts,
+                count.order,
+                &planned,
+                1,
+            );
+            let ids = count.tasks.iter().map(|&(id, _, _)| id);
+            ids.zip(nodes).collect::<Vec<_>>()
+        });
+        let estimates = tokio::select! {
+            done = work => match done {
+                Ok(estimates) => estimates,
+                Err(_) => continue,
+            },
+            _ = stop.cancelled() => return,
+        };
+        if estimates.len() != tasks {
+            tracing::warn!(
+                job,
+                "the tasks of this count could not be estimated; its ETA keeps the mean task size"
+            );
+            continue;
+        }
+        if shared
+            .apply(|l, _| Ok(((), l.set_estimates(job, &estimates))))
+            .await
+            .is_err()
+        {
+            return;
+        }
+        tracing::info!(
+            job,
+            tasks,
+            "estimated the planned tasks of a count planned without them"
+        );
+    }
 }
 
 /// Writes a backup of the store every `schedule.every` until `stop`, and

@@ -228,8 +228,9 @@ pub fn plan_count(puzzle: &Puzzle, ask: CountAsk) -> Result<CountPlan> {
 
 /// Each task's subtree estimated with [`TASK_PROBES`] probes (seeded by
 /// its index, so a plan is reproducible), on up to `threads` threads; empty
-/// if any task cannot be estimated.
-fn estimate_tasks(
+/// if any task cannot be estimated. (A coordinator also calls it for the
+/// tasks of a count planned before tasks had estimates.)
+pub fn estimate_tasks(
     engine: Engine,
     parts: &[Puzzle],
     order: FillOrder,

@@ -12,13 +12,15 @@
 //! the job is done when no task is left.
 
 use e2_proto::pb;
-use e2_shared::count_plan::{plan_count, CountAsk};
+use e2_shared::count_plan::{plan_count, CountAsk, SIZE_TASKS_ABOVE};
 use e2_shared::engine::{Ask, BestSearch, Engine};
+use e2_shared::order::FillOrder;
+use e2_shared::search::Prefix;
 use e2_shared::{Error, Puzzle};
 
 use super::policy::{end_if_no_task_left, record_task, Completion, JobPolicy, PlanAsk, Planned};
-use super::{Clock, Job, LedgerConfig};
-use crate::records::{JobRecord, StoredCount, TaskId, TaskRecord, TaskState};
+use super::{Clock, Job, Ledger, LedgerConfig};
+use crate::records::{JobId, JobRecord, StoredCount, TaskId, TaskRecord, TaskState};
 use crate::store::Writes;
 
 pub(super) struct Count;
@@ -187,4 +189,71 @@ pub(super) fn estimated_nodes_left(job: &Job) -> Option<f64> {
             .map(|&(estimate, nodes, _)| (correction * estimate as f64 - nodes as f64).max(0.0))
             .sum(),
     )
+}
+
+/// A count whose planned tasks have no estimates (planned by an e2 from
+/// before tasks had them) though its tree is large enough to want them:
+/// what estimating them takes. See [`Ledger::unestimated_counts`].
+#[derive(Debug, Clone)]
+pub struct Unestimated {
+    pub job: JobId,
+    pub engine: Engine,
+    pub order: FillOrder,
+    /// The puzzle of each part of the count.
+    pub parts: Vec<Puzzle>,
+    /// The planned tasks (those not split off another): id, part, prefix.
+    pub tasks: Vec<(TaskId, u32, Prefix)>,
+}
+
+impl Ledger {
+    /// Unfinished counts of at least [`SIZE_TASKS_ABOVE`] estimated nodes
+    /// whose planned tasks lack their own estimates, so that a coordinator
+    /// resuming one can estimate them once ([`Ledger::set_estimates`]) and
+    /// its time left follows them from then on.
+    pub fn unestimated_counts(&self) -> Vec<Unestimated> {
+        self.jobs
+            .values()
+            .filter_map(|job| {
+                let count = job.rec.count.as_ref()?;
+                let large = count.estimate.is_some_and(|n| n as f64 >= SIZE_TASKS_ABOVE);
+                let planned: Vec<&TaskRecord> = job
+                    .tasks
+                    .values()
+                    .filter(|t| t.parent.is_none() && t.recount.is_none())
+                    .collect();
+                let missing = planned.iter().any(|t| t.estimate.is_none());
+                // A DLX count planned under the most-constrained rule walks
+                // a tree the fill order's probes do not estimate.
+                let by_order = job.rec.engine != Engine::Dlx || count.dlx_by_order;
+                if job.rec.state.is_over() || !large || !missing || !by_order || planned.len() < 2 {
+                    return None;
+                }
+                Some(Unestimated {
+                    job: job.rec.id,
+                    engine: job.rec.engine,
+                    order: count.order.parse().ok()?,
+                    parts: count.parts(&job.puzzle),
+                    tasks: planned
+                        .iter()
+                        .map(|t| (t.id, t.part, t.prefix.clone()))
+                        .collect(),
+                })
+            })
+            .collect()
+    }
+
+    /// Records the estimates of `job`'s planned tasks (ids it no longer
+    /// has, or that were split off another, are passed over).
+    pub fn set_estimates(&mut self, job: JobId, estimates: &[(TaskId, u64)]) -> Writes {
+        let mut writes = Writes::default();
+        if let Some(job) = self.jobs.get_mut(&job) {
+            for &(id, nodes) in estimates {
+                if let Some(t) = job.tasks.get_mut(&id).filter(|t| t.parent.is_none()) {
+                    t.estimate = Some(nodes);
+                    writes.tasks.push(t.clone());
+                }
+            }
+        }
+        writes
+    }
 }

@@ -59,6 +59,7 @@ use crate::store::Loaded;
 use e2_shared::order::FillOrder;
 
 pub use crate::store::Writes;
+pub use count::Unestimated;
 pub use policy::{admit, first_tasks, mode_from_wire, PlanAsk, Planned};
 pub use views::JobFigures;
 

@@ -787,6 +787,56 @@ fn a_count_eta_follows_its_tasks_estimates_when_it_has_them() {
     assert!((left - 600.0).abs() < 1e-9, "{left}");
 }
 
+/// A large count planned without task estimates (by an older e2) is listed
+/// for estimating, real probes of its tasks' subtrees are recorded (as
+/// task writes), and its ETA follows them from then on; a small count, a
+/// finished one and one estimated already are not listed.
+#[test]
+fn a_large_count_planned_without_task_estimates_gets_them_once() {
+    let planned = |estimate: u64| StoredCount {
+        estimate: Some(estimate),
+        dlx_by_order: true,
+        ..serde_json::from_str(
+            r#"{"order":"row-major","order_chosen":true,"pins":[],"factor":1,
+                "symmetry":"none","estimate":null,"asked_symmetry":false,"cut_nodes":0}"#,
+        )
+        .unwrap()
+    };
+    let (mut l, w, clock) = ledger_and_worker();
+    for estimate in [20_000_000_000, 1_000] {
+        let plan = JobPlan {
+            prefixes: (0..4).map(|i| prefix(i % 2)).collect(),
+            count: Some(planned(estimate)),
+            ..JobPlan::count(&puzzle(), Engine::Dlx)
+        };
+        l.submit(plan, clock);
+    }
+    let listed = l.unestimated_counts();
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    let old = &listed[0];
+    assert_eq!((old.job, old.tasks.len(), old.parts.len()), (1, 4, 1));
+    let a = take(&mut l, &w, clock);
+    assert!(l.complete(&completion(&w, a, 0), clock).unwrap().0.accepted);
+    assert_eq!(count::estimated_nodes_left(&l.jobs[&1]), None);
+
+    let tasks: Vec<_> = old.tasks.iter().map(|(_, p, q)| (*p, q.clone())).collect();
+    let nodes = e2_shared::count_plan::estimate_tasks(old.engine, &old.parts, old.order, &tasks, 1);
+    assert_eq!(nodes.len(), 4);
+    let ids = old.tasks.iter().map(|t| t.0);
+    let writes = l.set_estimates(1, &ids.zip(nodes.iter().copied()).collect::<Vec<_>>());
+    assert_eq!(writes.tasks.len(), 4);
+    assert!(writes.tasks.iter().all(|t| t.estimate.is_some()));
+    assert!(l.unestimated_counts().is_empty());
+    // One finished task of 10 nodes corrects the other three's estimates.
+    let correction = 10.0 / nodes[0] as f64;
+    let left: f64 = nodes[1..].iter().map(|&n| correction * n as f64).sum();
+    let got = count::estimated_nodes_left(&l.jobs[&1]).expect("estimated");
+    assert!(
+        (got - left).abs() < 1e-6 * left.max(1.0),
+        "{got} against {left}"
+    );
+}
+
 /// Without estimates on every planned task (a small count, or a job
 /// planned before tasks had them), the mean of the finished tasks stands.
 #[test]

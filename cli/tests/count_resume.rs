@@ -225,6 +225,88 @@ fn a_count_stopped_with_ctrl_c_leaves_a_current_backup() {
     assert!(last["nodes"].as_u64() >= first["nodes"].as_u64(), "{last}");
 }
 
+/// A large count planned by an e2 from before tasks had their own
+/// estimates (made here by rewriting a backup: the job's tree estimate
+/// raised past the threshold, its tasks without estimates) has its planned
+/// tasks estimated when it is resumed, and still counts to the whole total.
+#[test]
+fn a_count_planned_without_task_estimates_gets_them_when_resumed() {
+    let dir = tempfile::tempdir().unwrap();
+    let puzzle = INTERRUPTED_PUZZLE.write(dir.path());
+    let expected = interrupted_puzzle_count(&puzzle);
+    let puzzle = puzzle.to_string_lossy().into_owned();
+    let (here, there) = (dir.path().join("here"), dir.path().join("there"));
+    let (file, after) = (
+        dir.path().join("old.e2backup"),
+        dir.path().join("new.e2backup"),
+    );
+    interrupted(&puzzle, &[], &here, Duration::from_secs(2));
+    let out = e2(&[
+        "backup".as_ref(),
+        "--data".as_ref(),
+        here.as_os_str(),
+        "--out".as_ref(),
+        file.as_os_str(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // Rewrite it as an older e2 with a larger tree would have left it.
+    let mut lines: Vec<serde_json::Value> = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut text = String::new();
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let end = lines.pop().unwrap();
+    for line in &mut lines {
+        if let Some(count) = line.pointer_mut("/job/count") {
+            count["estimate"] = serde_json::json!(20_000_000_000u64);
+        }
+        if let Some(task) = line.get_mut("task") {
+            assert!(
+                task["estimate"].is_null(),
+                "a small count estimated a task: {task}"
+            );
+            task.as_object_mut().unwrap().remove("estimate");
+        }
+        let bytes = format!("{line}\n");
+        for &b in bytes.as_bytes() {
+            hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        text += &bytes;
+    }
+    let mut end = end;
+    end["end"]["fnv1a64"] = serde_json::json!(format!("{hash:016x}"));
+    text += &format!("{end}\n");
+    std::fs::write(&file, text).unwrap();
+
+    restore(&there, &file);
+    let after_arg = after.to_string_lossy().into_owned();
+    let extra = ["--backup", after_arg.as_str(), "--backup-every", "3600"];
+    let (last, code) = count(&puzzle, &extra, &there, None);
+    assert_eq!(code, 0, "{last}");
+    assert_eq!(last["solutions"].as_u64(), Some(expected), "{last}");
+    let text = std::fs::read_to_string(&after).expect("the last backup");
+    let planned: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter_map(|l| l.get("task").cloned())
+        .filter(|t| t["parent"].is_null())
+        .collect();
+    assert!(planned.len() > 1, "{} planned tasks", planned.len());
+    for task in &planned {
+        assert!(
+            task["estimate"].is_u64(),
+            "a planned task left unestimated: {task}"
+        );
+    }
+}
+
 /// `--backup` is checked before the count starts: a file that cannot be
 /// written is a one-line error, and `--backup-every` needs `--backup`.
 #[test]

@@ -837,6 +837,31 @@ fn a_large_count_planned_without_task_estimates_gets_them_once() {
     );
 }
 
+/// A reduced count's parts are trees of their own: each part's finished
+/// groups correct its own estimates, and a part with none finished takes
+/// the correction of all parts.
+#[test]
+fn a_count_eta_corrects_each_part_by_its_own_finished_tasks() {
+    let (mut l, _, clock) = ledger_and_worker();
+    let plan = JobPlan {
+        prefixes: (0..6).map(|i| prefix(i % 2)).collect(),
+        parts: vec![0, 0, 1, 1, 1, 2],
+        estimates: vec![100; 6],
+        ..JobPlan::count(&puzzle(), Engine::Dlx)
+    };
+    l.submit(plan, clock);
+    let job = l.jobs.get_mut(&1).unwrap();
+    for (id, nodes) in [(0, 300), (2, 100)] {
+        let t = job.tasks.get_mut(&id).unwrap();
+        t.state = TaskState::Done;
+        t.nodes = nodes;
+    }
+    // Part 0: 3 × 100 left for task 1; part 1: 1 × 100 for tasks 3 and 4;
+    // part 2, nothing finished: 400 / 200 × 100 for task 5.
+    let left = count::estimated_nodes_left(&l.jobs[&1]).expect("estimated");
+    assert!((left - 700.0).abs() < 1e-9, "{left}");
+}
+
 /// Without estimates on every planned task (a small count, or a job
 /// planned before tasks had them), the mean of the finished tasks stands.
 #[test]

@@ -241,18 +241,7 @@ fn a_count_planned_without_task_estimates_gets_them_when_resumed() {
         dir.path().join("new.e2backup"),
     );
     interrupted(&puzzle, &[], &here, Duration::from_secs(2));
-    let out = e2(&[
-        "backup".as_ref(),
-        "--data".as_ref(),
-        here.as_os_str(),
-        "--out".as_ref(),
-        file.as_os_str(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    backup(&here, &file);
 
     // Rewrite it as an older e2 with a larger tree would have left it.
     let mut lines: Vec<serde_json::Value> = std::fs::read_to_string(&file)
@@ -338,6 +327,23 @@ fn e2(args: &[&std::ffi::OsStr]) -> std::process::Output {
     Command::new(E2).args(args).output().expect("run e2")
 }
 
+/// `e2 backup --data DATA --out FILE`, which must succeed: its summary.
+fn backup(data: &Path, file: &Path) -> serde_json::Value {
+    let out = e2(&[
+        "backup".as_ref(),
+        "--data".as_ref(),
+        data.as_os_str(),
+        "--out".as_ref(),
+        file.as_os_str(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// A count stopped on one machine resumes on another: `e2 backup` writes
 /// the stopped count's directory as one file, `e2 restore` fills a new
 /// directory with it, and the same `e2 count` there resumes to the whole
@@ -353,19 +359,7 @@ fn an_interrupted_count_moves_by_backup_and_resumes_elsewhere() {
 
     let first = interrupted(&puzzle, &[], &here, Duration::from_secs(2));
 
-    let out = e2(&[
-        "backup".as_ref(),
-        "--data".as_ref(),
-        here.as_os_str(),
-        "--out".as_ref(),
-        file.as_os_str(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let summary = backup(&here, &file);
     assert_eq!(summary["jobs"], 1, "{summary}");
 
     // One changed digit anywhere in a task line: refused, nothing created.

@@ -309,20 +309,14 @@ async fn estimate_old_counts(shared: Arc<Shared>, stop: CancellationToken) {
     for count in shared.read(|l, _| l.unestimated_counts()) {
         let (job, tasks) = (count.job, count.tasks.len());
         let work = tokio::task::spawn_blocking(move || {
-            let planned: Vec<_> = count
-                .tasks
-                .iter()
-                .map(|(_, part, prefix)| (*part, prefix.clone()))
-                .collect();
             let nodes = e2_shared::count_plan::estimate_tasks(
                 count.engine,
                 &count.parts,
                 count.order,
-                &planned,
+                &count.tasks,
                 1,
             );
-            let ids = count.tasks.iter().map(|&(id, _, _)| id);
-            ids.zip(nodes).collect::<Vec<_>>()
+            count.ids.into_iter().zip(nodes).collect::<Vec<_>>()
         });
         let estimates = tokio::select! {
             done = work => match done {

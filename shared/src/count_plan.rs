@@ -304,6 +304,33 @@ mod tests {
     use crate::generator::{generate, GenSpec};
     use crate::search::Limits;
 
+    /// The plan of a whole-tree count of `puzzle` cut for two threads,
+    /// always the large cut (`sized: false`).
+    fn large_cut(puzzle: &Puzzle, engine: Engine, order: FillOrder) -> CountPlan {
+        let ask = CountAsk {
+            engine,
+            symmetry: false,
+            order: Some(order),
+            threads: 2,
+            sized: false,
+        };
+        plan_count(puzzle, ask).unwrap()
+    }
+
+    /// The nodes `engine` really visits below each of `plan`'s tasks, summed.
+    fn tasks_nodes(puzzle: &Puzzle, engine: Engine, order: FillOrder, plan: &CountPlan) -> u64 {
+        plan.tasks
+            .iter()
+            .map(|(_, prefix)| {
+                let subtree = Subtree::new(puzzle, prefix).with_order(order);
+                engine
+                    .count(&subtree, None, &Limits::none(), |_| {})
+                    .unwrap()
+                    .nodes
+            })
+            .sum()
+    }
+
     /// A large tree: every marker piece is estimated under every order,
     /// and the one chosen is pinned where its order meets the board first;
     /// a small tree keeps the first marker.
@@ -404,17 +431,7 @@ mod tests {
         let puzzle = generate(&GenSpec::sized(6, 6, 9, 2, 1)).unwrap().puzzle;
         let engine = Engine::Backtrack;
         let order = FillOrder::RowMajor;
-        let plan = plan_count(
-            &puzzle,
-            CountAsk {
-                engine,
-                symmetry: false,
-                order: Some(order),
-                threads: 2,
-                sized: false,
-            },
-        )
-        .unwrap();
+        let plan = large_cut(&puzzle, engine, order);
         assert!(plan.estimate.unwrap() < SIZE_TASKS_ABOVE);
         assert!(plan.task_estimates.is_empty());
         assert!(plan.tasks.len() >= MIN_TASKS, "{} tasks", plan.tasks.len());
@@ -425,17 +442,7 @@ mod tests {
             estimates,
             estimate_tasks(engine, &parts, order, &plan.tasks, 1)
         );
-        let real: u64 = plan
-            .tasks
-            .iter()
-            .map(|(_, prefix)| {
-                let subtree = Subtree::new(&puzzle, prefix).with_order(order);
-                engine
-                    .count(&subtree, None, &Limits::none(), |_| {})
-                    .unwrap()
-                    .nodes
-            })
-            .sum();
+        let real = tasks_nodes(&puzzle, engine, order, &plan);
         let estimated: u64 = estimates.iter().sum();
         let ratio = estimated as f64 / real as f64;
         assert!(real > 100_000, "a tree too small to test: {real} nodes");
@@ -459,28 +466,11 @@ mod tests {
         let order = FillOrder::RowMajor;
         let mut by_engine = Vec::new();
         for engine in Engine::ALL {
-            let ask = CountAsk {
-                engine,
-                symmetry: false,
-                order: Some(order),
-                threads: 2,
-                sized: false,
-            };
-            let plan = plan_count(&puzzle, ask).unwrap();
+            let plan = large_cut(&puzzle, engine, order);
             let parts = [puzzle.clone()];
             let estimates = estimate_tasks(engine, &parts, order, &plan.tasks, 2);
             assert_eq!(estimates.len(), plan.tasks.len(), "{engine}");
-            let real: u64 = plan
-                .tasks
-                .iter()
-                .map(|(_, prefix)| {
-                    let subtree = Subtree::new(&puzzle, prefix).with_order(order);
-                    engine
-                        .count(&subtree, None, &Limits::none(), |_| {})
-                        .unwrap()
-                        .nodes
-                })
-                .sum();
+            let real = tasks_nodes(&puzzle, engine, order, &plan);
             let ratio = estimates.iter().sum::<u64>() as f64 / real as f64;
             assert!((1.0 / 3.0..3.0).contains(&ratio), "{engine}: {ratio}");
             by_engine.push(ratio);
@@ -504,17 +494,7 @@ mod tests {
                     |_| {},
                 )
                 .unwrap();
-            let plan = plan_count(
-                &puzzle,
-                CountAsk {
-                    engine,
-                    symmetry: false,
-                    order: Some(order),
-                    threads: 2,
-                    sized: false,
-                },
-            )
-            .unwrap();
+            let plan = large_cut(&puzzle, engine, order);
             assert!(plan.tasks.len() > 8, "{engine}: {} tasks", plan.tasks.len());
             assert!(plan.cut_nodes > 0, "{engine}");
             let (mut solutions, mut nodes) = (0, plan.cut_nodes);

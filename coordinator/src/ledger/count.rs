@@ -216,8 +216,10 @@ pub struct Unestimated {
     pub order: FillOrder,
     /// The puzzle of each part of the count.
     pub parts: Vec<Puzzle>,
-    /// The planned tasks (those not split off another): id, part, prefix.
-    pub tasks: Vec<(TaskId, u32, Prefix)>,
+    /// The planned tasks (those not split off another): their ids, and
+    /// each one's part and prefix, as `count_plan::estimate_tasks` takes them.
+    pub ids: Vec<TaskId>,
+    pub tasks: Vec<(u32, Prefix)>,
 }
 
 impl Ledger {
@@ -248,10 +250,8 @@ impl Ledger {
                     engine: job.rec.engine,
                     order: count.order.parse().ok()?,
                     parts: count.parts(&job.puzzle),
-                    tasks: planned
-                        .iter()
-                        .map(|t| (t.id, t.part, t.prefix.clone()))
-                        .collect(),
+                    ids: planned.iter().map(|t| t.id).collect(),
+                    tasks: planned.iter().map(|t| (t.part, t.prefix.clone())).collect(),
                 })
             })
             .collect()

@@ -819,10 +819,10 @@ fn a_large_count_planned_without_task_estimates_gets_them_once() {
     assert!(l.complete(&completion(&w, a, 0), clock).unwrap().0.accepted);
     assert_eq!(count::estimated_nodes_left(&l.jobs[&1]), None);
 
-    let tasks: Vec<_> = old.tasks.iter().map(|(_, p, q)| (*p, q.clone())).collect();
-    let nodes = e2_shared::count_plan::estimate_tasks(old.engine, &old.parts, old.order, &tasks, 1);
+    let nodes =
+        e2_shared::count_plan::estimate_tasks(old.engine, &old.parts, old.order, &old.tasks, 1);
     assert_eq!(nodes.len(), 4);
-    let ids = old.tasks.iter().map(|t| t.0);
+    let ids = old.ids.iter().copied();
     let writes = l.set_estimates(1, &ids.zip(nodes.iter().copied()).collect::<Vec<_>>());
     assert_eq!(writes.tasks.len(), 4);
     assert!(writes.tasks.iter().all(|t| t.estimate.is_some()));

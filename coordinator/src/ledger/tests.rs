@@ -838,8 +838,9 @@ fn a_large_count_planned_without_task_estimates_gets_them_once() {
 }
 
 /// A reduced count's parts are trees of their own: each part's finished
-/// groups correct its own estimates, and a part with none finished takes
-/// the correction of all parts.
+/// groups correct its own estimates, weighed against the correction of all
+/// parts as if that one had been seen on a tenth of the part's estimate,
+/// and a part with none finished takes the correction of all parts.
 #[test]
 fn a_count_eta_corrects_each_part_by_its_own_finished_tasks() {
     let (mut l, _, clock) = ledger_and_worker();
@@ -856,10 +857,52 @@ fn a_count_eta_corrects_each_part_by_its_own_finished_tasks() {
         t.state = TaskState::Done;
         t.nodes = nodes;
     }
-    // Part 0: 3 × 100 left for task 1; part 1: 1 × 100 for tasks 3 and 4;
-    // part 2, nothing finished: 400 / 200 × 100 for task 5.
+    // All parts: 400 nodes for 200 estimated, 2. Part 0 (its own 3 on 100
+    // of its 200): (300 + 20 × 2) / (100 + 20) × 100 left for task 1;
+    // part 1 (its own 1 on 100 of 300): (100 + 30 × 2) / (100 + 30) × 100
+    // for tasks 3 and 4; part 2, nothing finished: 2 × 100 for task 5.
+    let want = 340.0 / 120.0 * 100.0 + 160.0 / 130.0 * 200.0 + 200.0;
     let left = count::estimated_nodes_left(&l.jobs[&1]).expect("estimated");
-    assert!((left - 700.0).abs() < 1e-9, "{left}");
+    assert!((left - want).abs() < 1e-9, "{left} against {want}");
+}
+
+/// A part's own correction outweighs the one over all parts only once its
+/// finished groups hold a good share of its estimate: one small task
+/// running long in a part of many barely moves the time left, half the
+/// part running long does.
+#[test]
+fn a_count_eta_trusts_a_part_as_far_as_it_has_run() {
+    let (mut l, _, clock) = ledger_and_worker();
+    let plan = JobPlan {
+        prefixes: (0..110).map(|i| prefix(i % 2)).collect(),
+        parts: (0..110).map(|i| u32::from(i >= 10)).collect(),
+        estimates: vec![100; 110],
+        ..JobPlan::count(&puzzle(), Engine::Dlx)
+    };
+    l.submit(plan, clock);
+    let finish = |l: &mut Ledger, ids: std::ops::Range<u64>, nodes: u64| {
+        let job = l.jobs.get_mut(&1).unwrap();
+        for id in ids {
+            let t = job.tasks.get_mut(&id).unwrap();
+            t.state = TaskState::Done;
+            t.nodes = nodes;
+        }
+    };
+    // Part 0 ran 0.8 of its estimates, whole; part 1 one task at 1.4.
+    finish(&mut l, 0..10, 80);
+    finish(&mut l, 10..11, 140);
+    // All parts: 940 / 1 100; part 1's tenth is 1 000 nodes of estimate.
+    let overall = 940.0 / 1100.0;
+    let want = (140.0 + 1000.0 * overall) / 1100.0 * 100.0;
+    let per_task = count::estimated_nodes_left(&l.jobs[&1]).expect("estimated") / 99.0;
+    assert!((per_task - want).abs() < 1e-9, "{per_task} against {want}");
+    assert!(per_task < 95.0, "one task of 99 set the pace: {per_task}");
+    // Half of part 1 at 1.4: its own ratio now leads.
+    finish(&mut l, 11..60, 140);
+    let want = (7000.0 + 1000.0 * 1.3) / 6000.0 * 100.0;
+    let per_task = count::estimated_nodes_left(&l.jobs[&1]).expect("estimated") / 50.0;
+    assert!((per_task - want).abs() < 1e-9, "{per_task} against {want}");
+    assert!(per_task > 135.0, "{per_task}");
 }
 
 /// Without estimates on every planned task (a small count, or a job

@@ -191,24 +191,25 @@ pub(super) fn estimated_nodes_left(job: &Job) -> Option<f64> {
         group.2 += job.task_nodes(id, t);
         group.3 &= t.state == TaskState::Done;
     }
-    // Finished groups' estimates and nodes, per part and in all.
+    // Each part's planned estimate, and the finished groups' estimates and
+    // nodes, per part and in all.
+    let mut planned: BTreeMap<u32, f64> = BTreeMap::new();
     let mut finished: BTreeMap<u32, (f64, f64)> = BTreeMap::new();
     let (mut estimated, mut counted) = (0.0, 0.0);
-    for &(part, estimate, nodes, _) in groups.values().filter(|g| g.3) {
-        let entry = finished.entry(part).or_default();
-        entry.0 += estimate as f64;
-        entry.1 += nodes as f64;
-        estimated += estimate as f64;
-        counted += nodes as f64;
+    for &(part, estimate, nodes, done) in groups.values() {
+        *planned.entry(part).or_default() += estimate as f64;
+        if done {
+            let entry = finished.entry(part).or_default();
+            entry.0 += estimate as f64;
+            entry.1 += nodes as f64;
+            estimated += estimate as f64;
+            counted += nodes as f64;
+        }
     }
     if estimated <= 0.0 {
         return None;
     }
     let overall = counted / estimated;
-    let mut planned: BTreeMap<u32, f64> = BTreeMap::new();
-    for &(part, estimate, _, _) in groups.values() {
-        *planned.entry(part).or_default() += estimate as f64;
-    }
     let correction = |part: u32| {
         let (e, n) = finished.get(&part).copied().unwrap_or_default();
         let prior = PRIOR_SHARE * planned.get(&part).copied().unwrap_or_default();

@@ -13,16 +13,22 @@
 //! into one another as nested loops; every `GROUP`-th level is a real call,
 //! which keeps the code per function small and the stack shallow.
 //!
+//! It reads the plan's strided tables (`strided`): a level's key lands
+//! straight on its run, which ends at a sentinel, so a placement leads to
+//! the next cell's first candidate with one load instead of two.
+//!
 //! It walks the same tree as the plain walk in the same order, polls at the
-//! same nodes and keeps the same per-level runs on the state's stack, so
-//! checkpoints, splits and resumes are exact; a test holds the two walks to
-//! the same counts, nodes and checkpoints. Plans deeper than
+//! same nodes and keeps the same per-level runs on the state's stack (in
+//! strided positions while it runs, in flat ones whenever the driver reads
+//! them), so checkpoints, splits and resumes are exact; a test holds the
+//! walks to the same counts, nodes and checkpoints. Plans deeper than
 //! [`CHAIN_LEVELS`] levels take the plain walk.
 
 use super::candidate::{class_of, Candidate};
 use super::plan::{Level, Plan};
 use super::poll::Polls;
 use super::state::{Counters, Run, SearchState, Stacks};
+use super::strided::{Strided, OPEN_END, SENTINEL};
 use super::walk::{Entry, Visitor};
 use crate::search::RunEnd;
 
@@ -85,12 +91,13 @@ const _: () = assert!(<L<CHAIN_LEVELS> as Depth>::D == CHAIN_LEVELS);
 /// `state`'s vectors, taken again after every call that takes `state`.
 struct Cx<'a, V> {
     plan: &'a Plan,
+    strided: &'a Strided,
     state: &'a mut SearchState,
     counters: &'a mut Counters,
     driver: &'a mut dyn Polls,
     visitor: &'a mut V,
+    /// The strided levels and candidates.
     levels: *const Level,
-    offsets: *const u32,
     candidates: *const Candidate,
     s: Stacks,
     leaf: usize,
@@ -114,7 +121,10 @@ impl<V: Visitor> Cx<'_, V> {
     #[inline(never)]
     fn poll(&mut self, d: usize) -> bool {
         self.counters.nodes = self.mark;
+        let (levels, offsets) = (&self.plan.levels, self.plan.tables.offsets());
+        self.strided.to_flat(levels, offsets, self.state, d);
         let stop = self.driver.poll(self.plan, self.state, d, self.counters);
+        self.strided.to_strided(levels, offsets, self.state, d);
         self.rebind();
         if let Some(stop) = stop {
             self.stopped = Some((stop, d));
@@ -199,17 +209,17 @@ unsafe fn level<T: Depth, V: Visitor>(cx: &mut Cx<'_, V>, previous: Candidate) -
             }
         } else {
             let board = std::slice::from_raw_parts(cx.s.board, cx.s.board_len);
-            let k = here.key_index_unchecked(board, previous);
-            i = *cx.offsets.add(k);
-            end = *cx.offsets.add(k + 1);
+            // The strided level's key is its run's position.
+            i = here.key_index_unchecked(board, previous) as u32;
+            end = OPEN_END;
         }
         loop {
             if !placed {
                 loop {
-                    if i >= end {
+                    let w = *cx.candidates.add(i as usize);
+                    if w == SENTINEL {
                         return false;
                     }
-                    let w = *cx.candidates.add(i as usize);
                     i += 1;
                     let left = &mut *cx.s.stock.add(class_of(w));
                     if *left == 0 {
@@ -240,10 +250,15 @@ unsafe fn level<T: Depth, V: Visitor>(cx: &mut Cx<'_, V>, previous: Candidate) -
                 if descend::<T::Next, V>(cx, word) {
                     return true;
                 }
-                // A split may have cut this level's run short.
+                // A split may have given the rest of this level's run away.
                 end = (*cx.s.runs.add(d)).end;
             }
             *cx.s.stock.add(class_of(word)) += 1;
+            // A run is either open (it ends at its sentinel) or cut where
+            // its next candidate starts: a split gives all of the rest away.
+            if end <= i {
+                return false;
+            }
         }
     }
 }
@@ -266,6 +281,14 @@ pub(crate) fn walk<V: Visitor>(
         Entry::Fresh => 0,
         Entry::Placed(top) => top + 1,
     };
+    let strided = plan
+        .strided
+        .as_ref()
+        .expect("the chained walk runs plans with strided tables");
+    let (levels, offsets) = (&plan.levels, plan.tables.offsets());
+    if replay > 0 {
+        strided.to_strided(levels, offsets, state, replay - 1);
+    }
     let first = if replay > 0 {
         0
     } else {
@@ -273,9 +296,9 @@ pub(crate) fn walk<V: Visitor>(
     };
     let mut cx = Cx {
         plan,
-        levels: plan.levels.as_ptr(),
-        offsets: plan.tables.offsets().as_ptr(),
-        candidates: plan.tables.candidates().as_ptr(),
+        strided,
+        levels: strided.levels.as_ptr(),
+        candidates: strided.candidates.as_ptr(),
         s: state.stacks(),
         state,
         countdown: mark - counters.nodes,
@@ -292,6 +315,7 @@ pub(crate) fn walk<V: Visitor>(
     let stop = unsafe { group::<L<0>, V>(&mut cx, first) };
     if stop {
         let (end, top) = cx.stopped.expect("a stopped walk says why");
+        strided.to_flat(levels, offsets, cx.state, top);
         (end, Some(top))
     } else {
         cx.counters.nodes = cx.mark - cx.countdown;

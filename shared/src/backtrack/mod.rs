@@ -58,6 +58,7 @@ mod poll;
 mod probe;
 mod split;
 mod state;
+mod strided;
 mod tables;
 mod walk;
 

@@ -25,6 +25,7 @@ use super::candidate::{colour_of, colour_shift, Candidate, COLOUR_MASK, MAX_CLAS
 use super::classes::{MemberAssigner, PieceClasses};
 use super::masks::RunMasks;
 use super::open::OpenPlan;
+use super::strided::Strided;
 use super::tables::{CellView, Tables, NO_LOW_SIDE};
 use crate::error::{cell_place, Error, Result};
 use crate::model::{Board, Placement, Puzzle};
@@ -80,6 +81,10 @@ pub(crate) struct Plan {
     /// code per level (see `chain`): set for plans of at most
     /// `chain::CHAIN_LEVELS` levels; a test clears it to compare the two.
     pub chained: bool,
+    /// The levels and tables in the strided layout the chained counting
+    /// walk reads (see `strided`): set for counting plans of at most
+    /// `chain::CHAIN_LEVELS` levels.
+    pub strided: Option<Strided>,
     pub levels: Vec<Level>,
     /// Stock per class once pinned pieces are taken out.
     pub stock: Vec<u16>,
@@ -300,6 +305,13 @@ impl Plan {
         };
         let level_pos: Vec<u32> = levels.iter().map(|l| l.pos).collect();
         let open = OpenPlan::new(masks.as_ref(), &stock, &level_pos, cells as u32);
+        let chained = levels.len() <= super::chain::CHAIN_LEVELS;
+        let strided = match purpose {
+            Purpose::Count if chained => {
+                Strided::new(&tables, &levels, u32::from(puzzle.num_colors) + 1)
+            }
+            _ => None,
+        };
         Ok(Plan {
             width,
             height,
@@ -309,7 +321,8 @@ impl Plan {
             tables,
             masks,
             open,
-            chained: levels.len() <= super::chain::CHAIN_LEVELS,
+            chained,
+            strided,
             levels,
             stock,
             pinned_board,

@@ -119,7 +119,9 @@ pub(crate) fn walk<V: Visitor, F: FnMut(&Checkpoint)>(
             open::walk(plan, masks, open, state, leaf, entry, counters, driver)
         }
         (Some(masks), _) => walk_masked(plan, masks, state, leaf, entry, counters, driver, visitor),
-        (None, _) if plan.chained => visitor.chained(plan, state, leaf, entry, counters, driver),
+        (None, _) if plan.chained && plan.strided.is_some() => {
+            visitor.chained(plan, state, leaf, entry, counters, driver)
+        }
         (None, _) => walk_runs(plan, state, leaf, entry, counters, driver, visitor),
     }
 }

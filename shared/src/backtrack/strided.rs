@@ -1,0 +1,223 @@
+//! Strided tables: every key's run at a fixed place, for the chained walk.
+//!
+//! The flat tables (`tables.rs`) pack the runs back to back, so finding a
+//! cell's candidates takes two loads in a row: the key's offset, then the
+//! first candidate at that offset. On the path from one placement to the
+//! next cell's first candidate (the key needs the word just placed, the
+//! candidate needs the key) that offset load is a whole cache hit of
+//! latency per node, and the strict walk of a 16×16 board waits on that
+//! chain more than on anything else.
+//!
+//! Here each table gives every key the same number of slots, a power of
+//! two at least one more than the table's longest run: the key's run
+//! starts at `base + key · stride`, which the level's key terms compute
+//! directly (their factors and the hot term's shift scaled by the stride),
+//! and ends at the first [`SENTINEL`], a word no candidate can be (its
+//! class field is past every class). The chained walk then goes from a
+//! placement to the next candidate with no load but the candidate's own,
+//! and never compares its cursor with an end: the sentinel ends the run.
+//! On the row scan of a 16×16 set the tables grow by their padding only
+//! (an interior run has 2.9 candidates on average and 7 at most, so a
+//! stride of 8).
+//!
+//! Checkpoints, splits and the other walks keep speaking of runs as
+//! positions in the flat candidate array. The chained walk converts its
+//! runs to those positions before the driver reads them (a poll, a stop)
+//! and back after, as the masked walk syncs its frames: a run whose
+//! untried siblings a split gave away ends where its next candidate
+//! starts, and a run that ends at its sentinel carries [`OPEN_END`].
+
+use super::candidate::{Candidate, CLASS_MASK};
+use super::plan::Level;
+use super::state::{Run, SearchState};
+use super::tables::Tables;
+
+/// Ends every strided run: its class field (all ones) names no class.
+pub(crate) const SENTINEL: Candidate = u32::MAX;
+const _: () = assert!(SENTINEL & CLASS_MASK == CLASS_MASK);
+
+/// The `end` of a strided run that ends at its sentinel (no split has cut
+/// it): above every position, so a cursor never reaches it.
+pub(crate) const OPEN_END: u32 = u32::MAX;
+
+/// The plan's levels and candidates in the strided layout.
+#[derive(Debug, Clone)]
+pub(crate) struct Strided {
+    /// The plan's levels with each key landing on its strided run.
+    pub levels: Vec<Level>,
+    pub candidates: Vec<Candidate>,
+}
+
+impl Strided {
+    /// The strided copy of `tables` as `levels` read them, or `None` when
+    /// it would not fit in 32-bit positions. `base` is the tables' key
+    /// base (colours + 1); runs per key must be 1 (exact runs only).
+    pub(crate) fn new(tables: &Tables, levels: &[Level], base: u32) -> Option<Strided> {
+        let offsets = tables.offsets();
+        let flat = tables.candidates();
+        let mut candidates: Vec<Candidate> = Vec::new();
+        // Flat table start -> (strided table start, log2 of its stride).
+        let mut placed: std::collections::HashMap<u32, (u32, u32)> = Default::default();
+        let mut out = Vec::with_capacity(levels.len());
+        for level in levels {
+            let keys = base.checked_pow(level.seams)? as usize;
+            let table = level.table as usize;
+            let (start, log2) = match placed.get(&level.table) {
+                Some(&found) => found,
+                None => {
+                    let longest = (table..table + keys)
+                        .map(|k| offsets[k + 1] - offsets[k])
+                        .max()
+                        .unwrap_or(0);
+                    let stride = (longest + 1).next_power_of_two();
+                    let start = u32::try_from(candidates.len()).ok()?;
+                    let size = keys.checked_mul(stride as usize)?;
+                    if candidates.len() + size >= OPEN_END as usize {
+                        return None;
+                    }
+                    candidates.reserve(size);
+                    for k in table..table + keys {
+                        let run = &flat[offsets[k] as usize..offsets[k + 1] as usize];
+                        candidates.extend_from_slice(run);
+                        let pad = stride as usize - run.len();
+                        candidates.extend(std::iter::repeat_n(SENTINEL, pad));
+                    }
+                    let found = (start, stride.trailing_zeros());
+                    placed.insert(level.table, found);
+                    found
+                }
+            };
+            let mut strided = *level;
+            strided.table = start;
+            for term in strided.terms.iter_mut().take(level.cold as usize) {
+                term.factor <<= log2;
+            }
+            if strided.hot_mask != 0 {
+                // The hot colour is shifted down less, landing `log2` bits
+                // higher: the colour times the stride.
+                strided.hot_shift = strided.hot_shift.checked_sub(log2 as u8)?;
+                strided.hot_mask <<= log2;
+            }
+            out.push(strided);
+        }
+        Some(Strided {
+            levels: out,
+            candidates,
+        })
+    }
+
+    /// The flat and the strided start of `level`'s run on the current board.
+    fn starts(
+        &self,
+        flat_levels: &[Level],
+        offsets: &[u32],
+        state: &SearchState,
+        level: usize,
+    ) -> (u32, u32, u32) {
+        let board = &state.board;
+        let flat = &flat_levels[level];
+        let previous = board[flat.hot_cell as usize];
+        let k = flat.key_index(board, previous);
+        let strided = self.levels[level].key_index(board, previous) as u32;
+        (offsets[k], offsets[k + 1], strided)
+    }
+
+    /// Rewrites the runs of levels `0..=top` from strided positions to
+    /// flat ones, for the driver (checkpoints, splits) to read.
+    pub(crate) fn to_flat(
+        &self,
+        flat_levels: &[Level],
+        offsets: &[u32],
+        state: &mut SearchState,
+        top: usize,
+    ) {
+        for level in 0..=top {
+            let (start, end, strided) = self.starts(flat_levels, offsets, state, level);
+            let Run { next, end: cut } = state.runs[level];
+            state.runs[level] = Run {
+                next: start + (next - strided),
+                end: if cut == OPEN_END {
+                    end
+                } else {
+                    start + (cut - strided)
+                },
+            };
+        }
+    }
+
+    /// The inverse of [`Strided::to_flat`]: the runs of levels `0..=top`
+    /// from flat positions to strided ones.
+    pub(crate) fn to_strided(
+        &self,
+        flat_levels: &[Level],
+        offsets: &[u32],
+        state: &mut SearchState,
+        top: usize,
+    ) {
+        for level in 0..=top {
+            let (start, end, strided) = self.starts(flat_levels, offsets, state, level);
+            let Run { next, end: cut } = state.runs[level];
+            state.runs[level] = Run {
+                next: strided + (next - start),
+                end: if cut == end {
+                    OPEN_END
+                } else {
+                    strided + (cut - start)
+                },
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::candidate::pack;
+    use super::super::plan::{Plan, Purpose};
+    use super::*;
+    use crate::generator::{generate, GenSpec};
+    use crate::order::FillOrder;
+    use crate::rng::Rng;
+    use crate::search::Prefix;
+
+    /// On random boards, every level's strided key lands on its flat run,
+    /// candidate for candidate, followed by the sentinel: the strided
+    /// tables and the rescaled key terms together are the flat tables.
+    #[test]
+    fn every_strided_run_is_its_flat_run_then_the_sentinel() {
+        let mut rng = Rng::new(7);
+        let mut checked = 0usize;
+        for (w, h, colours, border, seed) in [(5, 5, 6, 2, 1), (6, 4, 9, 3, 2), (7, 7, 22, 5, 3)] {
+            let puzzle = generate(&GenSpec::sized(w, h, colours, border, seed))
+                .unwrap()
+                .puzzle;
+            for order in FillOrder::ALL {
+                let plan = Plan::new(&puzzle, order, &Prefix::new(), Purpose::Count).unwrap();
+                let strided = plan.strided.as_ref().expect("a count plan of ≤ 256 levels");
+                let (offsets, flat) = (plan.tables.offsets(), plan.tables.candidates());
+                for _ in 0..200 {
+                    // Any colour on any side, the dummy cell's word 0.
+                    let board: Vec<Candidate> = (0..w * h)
+                        .map(|_| {
+                            let mut edges = [0u8; 4];
+                            for e in &mut edges {
+                                *e = rng.below(u64::from(puzzle.num_colors) + 1) as u8;
+                            }
+                            pack(0, 0, edges)
+                        })
+                        .chain([0])
+                        .collect();
+                    for (level, here) in plan.levels.iter().zip(&strided.levels) {
+                        let previous = board[level.hot_cell as usize];
+                        let k = level.key_index(&board, previous);
+                        let run = &flat[offsets[k] as usize..offsets[k + 1] as usize];
+                        let start = here.key_index(&board, previous);
+                        assert_eq!(&strided.candidates[start..start + run.len()], run);
+                        assert_eq!(strided.candidates[start + run.len()], SENTINEL);
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked} runs checked");
+    }
+}

@@ -265,9 +265,14 @@ impl Backtracker {
             }
             plan.tables
                 .shuffle(&mut Rng::fork(config.seed, u64::from(runs)));
+            if plan.chained {
+                if let Some(strided) = &mut plan.strided {
+                    strided.refill(&plan.tables);
+                }
+            }
             runs += 1;
             state.reset(&plan);
-            let ended = if plan.chained {
+            let ended = if plan.chained && plan.strided.is_some() {
                 search.run_chained(&plan, &mut state)
             } else {
                 search.run(&plan, &mut state)

@@ -81,9 +81,9 @@ pub(crate) struct Plan {
     /// code per level (see `chain`): set for plans of at most
     /// `chain::CHAIN_LEVELS` levels; a test clears it to compare the two.
     pub chained: bool,
-    /// The levels and tables in the strided layout the chained counting
-    /// walk reads (see `strided`): set for counting plans of at most
-    /// `chain::CHAIN_LEVELS` levels.
+    /// The levels and exact runs in the strided layout the chained walks
+    /// read (see `strided`): set for plans of at most `chain::CHAIN_LEVELS`
+    /// levels.
     pub strided: Option<Strided>,
     pub levels: Vec<Level>,
     /// Stock per class once pinned pieces are taken out.
@@ -306,12 +306,9 @@ impl Plan {
         let level_pos: Vec<u32> = levels.iter().map(|l| l.pos).collect();
         let open = OpenPlan::new(masks.as_ref(), &stock, &level_pos, cells as u32);
         let chained = levels.len() <= super::chain::CHAIN_LEVELS;
-        let strided = match purpose {
-            Purpose::Count if chained => {
-                Strided::new(&tables, &levels, u32::from(puzzle.num_colors) + 1)
-            }
-            _ => None,
-        };
+        let strided = chained
+            .then(|| Strided::new(&tables, &levels, u32::from(puzzle.num_colors) + 1))
+            .flatten();
         Ok(Plan {
             width,
             height,

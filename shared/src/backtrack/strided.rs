@@ -46,64 +46,105 @@ pub(crate) struct Strided {
     /// The plan's levels with each key landing on its strided run.
     pub levels: Vec<Level>,
     pub candidates: Vec<Candidate>,
+    /// Each table's place in both layouts, for [`Strided::refill`].
+    tables: Vec<Slots>,
+}
+
+/// One table in both layouts.
+#[derive(Debug, Clone, Copy)]
+struct Slots {
+    /// Its first offsets index in the flat tables.
+    flat: u32,
+    keys: u32,
+    /// Its first position here, and the slots per key.
+    start: u32,
+    stride: u32,
 }
 
 impl Strided {
-    /// The strided copy of `tables` as `levels` read them, or `None` when
-    /// it would not fit in 32-bit positions. `base` is the tables' key
-    /// base (colours + 1); runs per key must be 1 (exact runs only).
+    /// The strided copy of the exact runs of `tables` as `levels` read
+    /// them, or `None` when it would not fit in 32-bit positions. `base` is
+    /// the tables' key base (colours + 1). With two runs per key (the
+    /// best-score search's tables) the one-break runs stay in the flat
+    /// tables only.
     pub(crate) fn new(tables: &Tables, levels: &[Level], base: u32) -> Option<Strided> {
         let offsets = tables.offsets();
-        let flat = tables.candidates();
-        let mut candidates: Vec<Candidate> = Vec::new();
-        // Flat table start -> (strided table start, log2 of its stride).
-        let mut placed: std::collections::HashMap<u32, (u32, u32)> = Default::default();
-        let mut out = Vec::with_capacity(levels.len());
+        let per_key = tables.runs_per_key();
+        let mut strided = Strided {
+            levels: Vec::with_capacity(levels.len()),
+            candidates: Vec::new(),
+            tables: Vec::new(),
+        };
         for level in levels {
-            let keys = base.checked_pow(level.seams)? as usize;
-            let table = level.table as usize;
-            let (start, log2) = match placed.get(&level.table) {
-                Some(&found) => found,
+            let keys = base.checked_pow(level.seams)?;
+            let found = strided
+                .tables
+                .iter()
+                .find(|t| t.flat == level.table)
+                .copied();
+            let slots = match found {
+                Some(slots) => slots,
                 None => {
-                    let longest = (table..table + keys)
-                        .map(|k| offsets[k + 1] - offsets[k])
+                    let longest = (0..keys)
+                        .map(|key| {
+                            let k = (level.table + key * per_key) as usize;
+                            offsets[k + 1] - offsets[k]
+                        })
                         .max()
                         .unwrap_or(0);
-                    let stride = (longest + 1).next_power_of_two();
-                    let start = u32::try_from(candidates.len()).ok()?;
-                    let size = keys.checked_mul(stride as usize)?;
-                    if candidates.len() + size >= OPEN_END as usize {
+                    // At least the flat factor's multiple, so that the key
+                    // terms scale up.
+                    let stride = (longest + 1).next_power_of_two().max(per_key);
+                    let size = u64::from(keys) * u64::from(stride);
+                    let start = strided.candidates.len() as u64;
+                    if start + size >= u64::from(OPEN_END) {
                         return None;
                     }
-                    candidates.reserve(size);
-                    for k in table..table + keys {
-                        let run = &flat[offsets[k] as usize..offsets[k + 1] as usize];
-                        candidates.extend_from_slice(run);
-                        let pad = stride as usize - run.len();
-                        candidates.extend(std::iter::repeat_n(SENTINEL, pad));
-                    }
-                    let found = (start, stride.trailing_zeros());
-                    placed.insert(level.table, found);
-                    found
+                    let slots = Slots {
+                        flat: level.table,
+                        keys,
+                        start: start as u32,
+                        stride,
+                    };
+                    strided.candidates.resize((start + size) as usize, SENTINEL);
+                    strided.tables.push(slots);
+                    slots
                 }
             };
-            let mut strided = *level;
-            strided.table = start;
-            for term in strided.terms.iter_mut().take(level.cold as usize) {
-                term.factor <<= log2;
+            // A flat key index is `table + per_key · key`, a strided
+            // position `start + stride · key`: every term scales by
+            // `stride / per_key`, a power of two.
+            let scale = slots.stride.trailing_zeros() - per_key.trailing_zeros();
+            let mut here = *level;
+            here.table = slots.start;
+            for term in here.terms.iter_mut().take(level.cold as usize) {
+                term.factor <<= scale;
             }
-            if strided.hot_mask != 0 {
-                // The hot colour is shifted down less, landing `log2` bits
-                // higher: the colour times the stride.
-                strided.hot_shift = strided.hot_shift.checked_sub(log2 as u8)?;
-                strided.hot_mask <<= log2;
+            if here.hot_mask != 0 {
+                // The hot colour is shifted down less, landing `scale`
+                // bits higher.
+                here.hot_shift = here.hot_shift.checked_sub(scale as u8)?;
+                here.hot_mask <<= scale;
             }
-            out.push(strided);
+            strided.levels.push(here);
         }
-        Some(Strided {
-            levels: out,
-            candidates,
-        })
+        strided.refill(tables);
+        Some(strided)
+    }
+
+    /// Copies every exact run of `tables` into its slots again, after the
+    /// flat runs were reordered (a restart's shuffle).
+    pub(crate) fn refill(&mut self, tables: &Tables) {
+        let (offsets, flat) = (tables.offsets(), tables.candidates());
+        let per_key = tables.runs_per_key();
+        for slots in &self.tables {
+            for key in 0..slots.keys {
+                let k = (slots.flat + key * per_key) as usize;
+                let run = &flat[offsets[k] as usize..offsets[k + 1] as usize];
+                let at = (slots.start + key * slots.stride) as usize;
+                self.candidates[at..at + run.len()].copy_from_slice(run);
+            }
+        }
     }
 
     /// The flat and the strided start of `level`'s run on the current board.
@@ -179,9 +220,10 @@ mod tests {
     use crate::rng::Rng;
     use crate::search::Prefix;
 
-    /// On random boards, every level's strided key lands on its flat run,
-    /// candidate for candidate, followed by the sentinel: the strided
-    /// tables and the rescaled key terms together are the flat tables.
+    /// On random boards, every level's strided key lands on its flat exact
+    /// run, candidate for candidate, followed by the sentinel: the strided
+    /// tables and the rescaled key terms together are the flat tables, for
+    /// counting plans (one run per key) and best-score plans (two).
     #[test]
     fn every_strided_run_is_its_flat_run_then_the_sentinel() {
         let mut rng = Rng::new(7);
@@ -190,9 +232,13 @@ mod tests {
             let puzzle = generate(&GenSpec::sized(w, h, colours, border, seed))
                 .unwrap()
                 .puzzle;
-            for order in FillOrder::ALL {
-                let plan = Plan::new(&puzzle, order, &Prefix::new(), Purpose::Count).unwrap();
-                let strided = plan.strided.as_ref().expect("a count plan of ≤ 256 levels");
+            let purposes = [Purpose::Count, Purpose::Best { breaks: true }];
+            for (order, purpose) in FillOrder::ALL
+                .into_iter()
+                .flat_map(|o| purposes.map(|p| (o, p)))
+            {
+                let plan = Plan::new(&puzzle, order, &Prefix::new(), purpose).unwrap();
+                let strided = plan.strided.as_ref().expect("a plan of ≤ 256 levels");
                 let (offsets, flat) = (plan.tables.offsets(), plan.tables.candidates());
                 for _ in 0..200 {
                     // Any colour on any side, the dummy cell's word 0.

@@ -93,6 +93,11 @@ impl Tables {
         self.runs_per_key * self.base.pow(j as u32)
     }
 
+    /// 1 (exact runs only) or 2 (exact and one-break runs).
+    pub(crate) fn runs_per_key(&self) -> u32 {
+        self.runs_per_key
+    }
+
     /// `log2` of [`Tables::factor`]`(0)`: digit 0 is added with a shift.
     pub(crate) fn low_digit_shift(&self) -> u32 {
         self.runs_per_key.trailing_zeros()

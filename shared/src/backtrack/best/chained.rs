@@ -9,6 +9,12 @@
 //! stack of its own: a best-score run is never checkpointed, split or
 //! resumed, so each level's cursor, breaks and score live in its frame.
 //!
+//! Its exact runs come from the plan's strided copy (`backtrack::strided`):
+//! the key a level receives is its exact run's position, so a placement
+//! leads to the next cell's first candidate with one load, and the run
+//! ends at its sentinel. A level that may take a break then reads the
+//! one-break run from the flat tables, after its exact run as `run` does.
+//!
 //! It makes the same placements in the same order as `run`, improves,
 //! tightens and polls at the same nodes, so a search with a given seed
 //! gives the same boards, nodes and runs whichever walk it takes (a test
@@ -19,15 +25,20 @@ use crate::backtrack::candidate::{class_of, Candidate};
 use crate::backtrack::chain::{starts_group, Depth, L};
 use crate::backtrack::plan::{Level, Plan};
 use crate::backtrack::state::{SearchState, Stacks};
+use crate::backtrack::strided::SENTINEL;
 
 /// What every level of one run shares.
 struct Cx<'c, 'a> {
     search: &'c mut Search<'a>,
     plan: &'c Plan,
     state: &'c mut SearchState,
+    /// The flat levels, offsets and candidates (the one-break runs).
     levels: *const Level,
     offsets: *const u32,
     candidates: *const Candidate,
+    /// The strided levels and exact runs.
+    strided_levels: *const Level,
+    exact: *const Candidate,
     s: Stacks,
     allowed: *const u32,
     leaf: usize,
@@ -74,37 +85,95 @@ impl Cx<'_, '_> {
 /// # Safety
 /// As [`level`].
 #[inline(always)]
-unsafe fn descend<T: Depth>(cx: &mut Cx<'_, '_>, k: usize, breaks: u32, score: u32) -> bool {
+unsafe fn descend<T: Depth>(cx: &mut Cx<'_, '_>, at: usize, breaks: u32, score: u32) -> bool {
     if const { starts_group::<T>() } {
         // SAFETY: passed on.
-        unsafe { group::<T>(cx, k, breaks, score) }
+        unsafe { group::<T>(cx, at, breaks, score) }
     } else {
         // SAFETY: passed on.
-        unsafe { level::<T>(cx, k, breaks, score) }
+        unsafe { level::<T>(cx, at, breaks, score) }
     }
 }
 
 /// # Safety
 /// As [`level`].
 #[inline(never)]
-unsafe fn group<T: Depth>(cx: &mut Cx<'_, '_>, k: usize, breaks: u32, score: u32) -> bool {
+unsafe fn group<T: Depth>(cx: &mut Cx<'_, '_>, at: usize, breaks: u32, score: u32) -> bool {
     // SAFETY: passed on.
-    unsafe { level::<T>(cx, k, breaks, score) }
+    unsafe { level::<T>(cx, at, breaks, score) }
 }
 
-/// Walks level `T::D`'s subtree: `k` is its key index (the exact run is
-/// `offsets[k]..offsets[k + 1]`, the one-break run follows it), with
-/// `breaks_before` breaks and `score_before` matched seams placed above.
-/// Returns true when the run stops.
+/// What became of one candidate.
+enum Tried {
+    /// Its piece is used: the next candidate.
+    Used,
+    /// Placed and searched below: the next candidate.
+    Done,
+    /// The run stops.
+    Stop,
+}
+
+/// Places `word` on level `T::D` with `cost` breaks (0 or 1) more than the
+/// `breaks_before` and `score_before` above, and searches below it.
 ///
 /// # Safety
-/// `T::D < cx.leaf ≤ levels`, `k` is a key index of level `T::D`'s table
-/// for the current board, and the pointers are the plan's tables and the
-/// state's stacks: the bounds are those of `Search::run`'s unchecked loop.
+/// As [`level`], and `word` is a candidate of the level's run.
+#[inline(always)]
+unsafe fn place<T: Depth>(
+    cx: &mut Cx<'_, '_>,
+    here: &Level,
+    word: Candidate,
+    cost: u32,
+    breaks_before: u32,
+    score_before: u32,
+) -> Tried {
+    let d = T::D;
+    // SAFETY: see the function's contract.
+    unsafe {
+        let class = class_of(word);
+        let left = &mut *cx.s.stock.add(class);
+        if *left == 0 {
+            return Tried::Used;
+        }
+        *left -= 1;
+        *cx.s.board.add(here.pos as usize) = word;
+        cx.search.nodes += 1;
+        let breaks = breaks_before + cost;
+        let score = score_before + here.seams - cost;
+        if cx.search.pinned_score + score > cx.search.best {
+            cx.improve(d + 1);
+        }
+        if cx.search.nodes >= cx.mark && cx.poll() {
+            return Tried::Stop;
+        }
+        if d + 1 < cx.leaf {
+            let next = &*cx.strided_levels.add(d + 1);
+            let board = std::slice::from_raw_parts(cx.s.board, cx.s.board_len);
+            let at = next.key_index_unchecked(board, word);
+            if descend::<T::Next>(cx, at, breaks, score) {
+                return Tried::Stop;
+            }
+        }
+        *cx.s.stock.add(class) += 1;
+        Tried::Done
+    }
+}
+
+/// Walks level `T::D`'s subtree: `at` is the position of its exact run in
+/// the strided copy (the one-break run follows the exact run of the same
+/// key in the flat tables), with `breaks_before` breaks and `score_before`
+/// matched seams placed above. Returns true when the run stops.
+///
+/// # Safety
+/// `T::D < cx.leaf ≤ levels`, `at` is the strided position of level
+/// `T::D`'s key for the current board, and the pointers are the plan's
+/// tables, its strided copy and the state's stacks: the bounds are those
+/// of `Search::run`'s unchecked loop, and every strided run ends with a
+/// sentinel.
 #[inline(always)]
 unsafe fn level<T: Depth>(
     cx: &mut Cx<'_, '_>,
-    k: usize,
+    at: usize,
     breaks_before: u32,
     score_before: u32,
 ) -> bool {
@@ -113,48 +182,41 @@ unsafe fn level<T: Depth>(
     // one `Search::run` also uses, with the same proof.
     unsafe {
         let here = &*cx.levels.add(d);
-        let pos = here.pos as usize;
-        let (start, mid, end) = (
-            *cx.offsets.add(k),
-            *cx.offsets.add(k + 1),
-            *cx.offsets.add(k + 2),
-        );
+        // Decided on entry, as `run` decides its window.
         let may_break = breaks_before < *cx.allowed.add(d) && breaks_before + 1 < cx.bound;
-        let limit = if may_break { end } else { mid };
-        let mut i = start;
-        while i < limit {
-            let word = *cx.candidates.add(i as usize);
-            let cost = u32::from(i >= mid);
+        let mut i = at;
+        loop {
+            let word = *cx.exact.add(i);
+            if word == SENTINEL {
+                break;
+            }
             i += 1;
-            let breaks = breaks_before + cost;
-            if breaks >= cx.bound {
+            if breaks_before >= cx.bound {
+                // A better board has lowered the bound below this level.
+                return false;
+            }
+            match place::<T>(cx, here, word, 0, breaks_before, score_before) {
+                Tried::Stop => return true,
+                Tried::Used | Tried::Done => {}
+            }
+        }
+        if !may_break {
+            return false;
+        }
+        let board = std::slice::from_raw_parts(cx.s.board, cx.s.board_len);
+        let previous = *cx.s.board.add(here.hot_cell as usize);
+        let k = here.key_index_unchecked(board, previous);
+        let (mid, end) = (*cx.offsets.add(k + 1), *cx.offsets.add(k + 2));
+        for i in mid..end {
+            if breaks_before + 1 >= cx.bound {
                 // Only one-break candidates remain and none can pay off.
                 break;
             }
-            let class = class_of(word);
-            let left = &mut *cx.s.stock.add(class);
-            if *left == 0 {
-                continue;
+            let word = *cx.candidates.add(i as usize);
+            match place::<T>(cx, here, word, 1, breaks_before, score_before) {
+                Tried::Stop => return true,
+                Tried::Used | Tried::Done => {}
             }
-            *left -= 1;
-            *cx.s.board.add(pos) = word;
-            cx.search.nodes += 1;
-            let score = score_before + here.seams - cost;
-            if cx.search.pinned_score + score > cx.search.best {
-                cx.improve(d + 1);
-            }
-            if cx.search.nodes >= cx.mark && cx.poll() {
-                return true;
-            }
-            if d + 1 < cx.leaf {
-                let next = &*cx.levels.add(d + 1);
-                let board = std::slice::from_raw_parts(cx.s.board, cx.s.board_len);
-                let k = next.key_index_unchecked(board, word);
-                if descend::<T::Next>(cx, k, breaks, score) {
-                    return true;
-                }
-            }
-            *cx.s.stock.add(class) += 1;
         }
         false
     }
@@ -176,11 +238,18 @@ impl Search<'_> {
             .map_or(u64::MAX, |n| self.nodes.saturating_add(n.max(1)));
         let mark = self.next_mark(run_end);
         let bound = self.max.saturating_sub(self.best);
-        let k = plan.key_index(&plan.levels[0], &state.board);
+        let strided = plan
+            .strided
+            .as_ref()
+            .expect("the chained walk runs plans with strided tables");
+        let first = &strided.levels[0];
+        let at = first.key_index(&state.board, state.board[first.hot_cell as usize]);
         let mut cx = Cx {
             levels: plan.levels.as_ptr(),
             offsets: plan.tables.offsets().as_ptr(),
             candidates: plan.tables.candidates().as_ptr(),
+            strided_levels: strided.levels.as_ptr(),
+            exact: strided.candidates.as_ptr(),
             s: state.stacks(),
             allowed: self.allowed.as_ptr(),
             search: self,
@@ -192,9 +261,10 @@ impl Search<'_> {
             run_end,
             stopped: None,
         };
-        // SAFETY: 0 < leaf ≤ CHAIN_LEVELS (asserted), k is level 0's key on
-        // this board, and the pointers are the plan's and the state's.
-        if unsafe { group::<L<0>>(&mut cx, k, 0, 0) } {
+        // SAFETY: 0 < leaf ≤ CHAIN_LEVELS (asserted), `at` is level 0's
+        // strided key on this board, and the pointers are the plan's and
+        // the state's.
+        if unsafe { group::<L<0>>(&mut cx, at, 0, 0) } {
             Some(cx.stopped.expect("a stopped run says why"))
         } else {
             None

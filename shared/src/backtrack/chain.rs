@@ -28,7 +28,7 @@ use super::candidate::{class_of, Candidate};
 use super::plan::{Level, Plan};
 use super::poll::Polls;
 use super::state::{Counters, Run, SearchState, Stacks};
-use super::strided::{Strided, OPEN_END, SENTINEL};
+use super::strided::{Positions, Strided, OPEN_END, SENTINEL};
 use super::walk::{Entry, Visitor};
 use crate::search::RunEnd;
 
@@ -122,9 +122,11 @@ impl<V: Visitor> Cx<'_, V> {
     fn poll(&mut self, d: usize) -> bool {
         self.counters.nodes = self.mark;
         let (levels, offsets) = (&self.plan.levels, self.plan.tables.offsets());
-        self.strided.to_flat(levels, offsets, self.state, d);
+        self.strided
+            .rewrite_runs(levels, offsets, self.state, d, Positions::Flat);
         let stop = self.driver.poll(self.plan, self.state, d, self.counters);
-        self.strided.to_strided(levels, offsets, self.state, d);
+        self.strided
+            .rewrite_runs(levels, offsets, self.state, d, Positions::Strided);
         self.rebind();
         if let Some(stop) = stop {
             self.stopped = Some((stop, d));
@@ -287,7 +289,7 @@ pub(crate) fn walk<V: Visitor>(
         .expect("the chained walk runs plans with strided tables");
     let (levels, offsets) = (&plan.levels, plan.tables.offsets());
     if replay > 0 {
-        strided.to_strided(levels, offsets, state, replay - 1);
+        strided.rewrite_runs(levels, offsets, state, replay - 1, Positions::Strided);
     }
     let first = if replay > 0 {
         0
@@ -315,7 +317,7 @@ pub(crate) fn walk<V: Visitor>(
     let stop = unsafe { group::<L<0>, V>(&mut cx, first) };
     if stop {
         let (end, top) = cx.stopped.expect("a stopped walk says why");
-        strided.to_flat(levels, offsets, cx.state, top);
+        strided.rewrite_runs(levels, offsets, cx.state, top, Positions::Flat);
         (end, Some(top))
     } else {
         cx.counters.nodes = cx.mark - cx.countdown;

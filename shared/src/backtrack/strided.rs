@@ -147,67 +147,56 @@ impl Strided {
         }
     }
 
-    /// The flat and the strided start of `level`'s run on the current board.
-    fn starts(
-        &self,
-        flat_levels: &[Level],
-        offsets: &[u32],
-        state: &SearchState,
-        level: usize,
-    ) -> (u32, u32, u32) {
-        let board = &state.board;
-        let flat = &flat_levels[level];
-        let previous = board[flat.hot_cell as usize];
-        let k = flat.key_index(board, previous);
-        let strided = self.levels[level].key_index(board, previous) as u32;
-        (offsets[k], offsets[k + 1], strided)
-    }
-
-    /// Rewrites the runs of levels `0..=top` from strided positions to
-    /// flat ones, for the driver (checkpoints, splits) to read.
-    pub(crate) fn to_flat(
+    /// Rewrites the runs of levels `0..=top` into positions of the layout
+    /// `to`: flat ones for the driver (checkpoints, splits) to read, and
+    /// strided ones for the chained walk to go on with.
+    pub(crate) fn rewrite_runs(
         &self,
         flat_levels: &[Level],
         offsets: &[u32],
         state: &mut SearchState,
         top: usize,
+        to: Positions,
     ) {
-        for level in 0..=top {
-            let (start, end, strided) = self.starts(flat_levels, offsets, state, level);
+        for (level, (flat, here)) in flat_levels
+            .iter()
+            .zip(&self.levels)
+            .enumerate()
+            .take(top + 1)
+        {
+            let board = &state.board;
+            let previous = board[flat.hot_cell as usize];
+            let k = flat.key_index(board, previous);
+            let (start, end) = (offsets[k], offsets[k + 1]);
+            let strided = here.key_index(board, previous) as u32;
             let Run { next, end: cut } = state.runs[level];
-            state.runs[level] = Run {
-                next: start + (next - strided),
-                end: if cut == OPEN_END {
-                    end
-                } else {
-                    start + (cut - strided)
+            state.runs[level] = match to {
+                Positions::Flat => Run {
+                    next: start + (next - strided),
+                    end: if cut == OPEN_END {
+                        end
+                    } else {
+                        start + (cut - strided)
+                    },
+                },
+                Positions::Strided => Run {
+                    next: strided + (next - start),
+                    end: if cut == end {
+                        OPEN_END
+                    } else {
+                        strided + (cut - start)
+                    },
                 },
             };
         }
     }
+}
 
-    /// The inverse of [`Strided::to_flat`]: the runs of levels `0..=top`
-    /// from flat positions to strided ones.
-    pub(crate) fn to_strided(
-        &self,
-        flat_levels: &[Level],
-        offsets: &[u32],
-        state: &mut SearchState,
-        top: usize,
-    ) {
-        for level in 0..=top {
-            let (start, end, strided) = self.starts(flat_levels, offsets, state, level);
-            let Run { next, end: cut } = state.runs[level];
-            state.runs[level] = Run {
-                next: strided + (next - start),
-                end: if cut == end {
-                    OPEN_END
-                } else {
-                    strided + (cut - start)
-                },
-            };
-        }
-    }
+/// Which positions [`Strided::rewrite_runs`] writes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Positions {
+    Flat,
+    Strided,
 }
 
 #[cfg(test)]

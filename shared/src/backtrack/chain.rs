@@ -189,13 +189,19 @@ unsafe fn group<T: Depth, V: Visitor>(cx: &mut Cx<'_, V>, word: Candidate) -> bo
 /// as a checkpoint reads it), false when the level's run is spent.
 ///
 /// # Safety
-/// `T::D < cx.leaf ≤ levels`, and the pointers are the plan's tables and the
-/// state's stacks, whose bounds the plan guarantees as in the plain walk.
+/// `T::D < cx.leaf ≤ levels`, and the pointers are the plan's strided copy
+/// and the state's stacks, whose bounds the plan guarantees as in the plain
+/// walk.
 #[inline(always)]
 unsafe fn level<T: Depth, V: Visitor>(cx: &mut Cx<'_, V>, previous: Candidate) -> bool {
     let d = T::D;
-    // SAFETY (the whole body): see the function's contract; every index is
-    // one the plain walk also uses, with the same proof.
+    // SAFETY (the whole body): see the function's contract. Board and stock
+    // indexes are the plain walk's, with its proof. A strided key is
+    // `start + stride · key` with `key < keys` (every colour is at most
+    // `num_colors`, as in the plain walk), so it lies in its table's slots,
+    // and each key's slots end with a sentinel (the stride exceeds the
+    // longest run), so the cursor stops inside them; a resumed cursor is a
+    // flat one moved into the same run.
     unsafe {
         let here = &*cx.levels.add(d);
         let pos = here.pos as usize;

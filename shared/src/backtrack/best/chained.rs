@@ -178,8 +178,10 @@ unsafe fn level<T: Depth>(
     score_before: u32,
 ) -> bool {
     let d = T::D;
-    // SAFETY (the whole body): see the function's contract; every index is
-    // one `Search::run` also uses, with the same proof.
+    // SAFETY (the whole body): see the function's contract; every flat
+    // index is one `Search::run` also uses, with the same proof, and the
+    // strided exact run is read as the counting walk's chained copy reads
+    // its runs (`backtrack::chain`): inside its slots, up to its sentinel.
     unsafe {
         let here = &*cx.levels.add(d);
         // Decided on entry, as `run` decides its window.

@@ -103,18 +103,9 @@ unsafe fn group<T: Depth>(cx: &mut Cx<'_, '_>, at: usize, breaks: u32, score: u3
     unsafe { level::<T>(cx, at, breaks, score) }
 }
 
-/// What became of one candidate.
-enum Tried {
-    /// Its piece is used: the next candidate.
-    Used,
-    /// Placed and searched below: the next candidate.
-    Done,
-    /// The run stops.
-    Stop,
-}
-
 /// Places `word` on level `T::D` with `cost` breaks (0 or 1) more than the
-/// `breaks_before` and `score_before` above, and searches below it.
+/// `breaks_before` and `score_before` above, and searches below it (a
+/// used piece is skipped). Returns true when the run stops.
 ///
 /// # Safety
 /// As [`level`], and `word` is a candidate of the level's run.
@@ -126,14 +117,14 @@ unsafe fn place<T: Depth>(
     cost: u32,
     breaks_before: u32,
     score_before: u32,
-) -> Tried {
+) -> bool {
     let d = T::D;
     // SAFETY: see the function's contract.
     unsafe {
         let class = class_of(word);
         let left = &mut *cx.s.stock.add(class);
         if *left == 0 {
-            return Tried::Used;
+            return false;
         }
         *left -= 1;
         *cx.s.board.add(here.pos as usize) = word;
@@ -144,18 +135,18 @@ unsafe fn place<T: Depth>(
             cx.improve(d + 1);
         }
         if cx.search.nodes >= cx.mark && cx.poll() {
-            return Tried::Stop;
+            return true;
         }
         if d + 1 < cx.leaf {
             let next = &*cx.strided_levels.add(d + 1);
             let board = std::slice::from_raw_parts(cx.s.board, cx.s.board_len);
             let at = next.key_index_unchecked(board, word);
             if descend::<T::Next>(cx, at, breaks, score) {
-                return Tried::Stop;
+                return true;
             }
         }
         *cx.s.stock.add(class) += 1;
-        Tried::Done
+        false
     }
 }
 
@@ -197,9 +188,8 @@ unsafe fn level<T: Depth>(
                 // A better board has lowered the bound below this level.
                 return false;
             }
-            match place::<T>(cx, here, word, 0, breaks_before, score_before) {
-                Tried::Stop => return true,
-                Tried::Used | Tried::Done => {}
+            if place::<T>(cx, here, word, 0, breaks_before, score_before) {
+                return true;
             }
         }
         if !may_break {
@@ -215,9 +205,8 @@ unsafe fn level<T: Depth>(
                 break;
             }
             let word = *cx.candidates.add(i as usize);
-            match place::<T>(cx, here, word, 1, breaks_before, score_before) {
-                Tried::Stop => return true,
-                Tried::Used | Tried::Done => {}
+            if place::<T>(cx, here, word, 1, breaks_before, score_before) {
+                return true;
             }
         }
         false

@@ -330,9 +330,9 @@ fn a_worker_cut_off_past_its_lease_is_refused_and_the_count_is_exact() {
         );
     }
     let p = puzzle.to_string_lossy().into_owned();
-    // DLX: no tree estimate, so the job is cut into many tasks, and about
-    // 40 times the backtracker's time per node, so it runs for tens of
-    // seconds (the backtracker counts a quarter of this tree in under one).
+    // DLX: many times the backtracker's time per node, so the count is
+    // cut into many tasks and runs for tens of seconds (the backtracker
+    // counts a quarter of this tree in under one).
     let out = lab.client(&[
         "submit", "--puzzle", &p, "--mode", "count", "--engine", "dlx",
     ]);

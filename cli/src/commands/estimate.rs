@@ -39,9 +39,10 @@ pub struct EstimateArgs {
     /// the quarter (or half) the rotation reduction leaves.
     #[arg(long)]
     pub no_symmetry: bool,
-    /// The engine whose tree is estimated: backtrack (its exact tree), or
-    /// dlx (the row scan's tree of the same order stands in for DLX's,
-    /// which follows it with forced moves first; the time uses DLX's rate).
+    /// The engine whose tree is estimated: backtrack (nodes are
+    /// placements) or dlx (nodes are DLX's level entries: the order's next
+    /// empty cell, forced moves first). Each engine's probes walk its own
+    /// tree, and the time uses its own node rate.
     #[arg(long, default_value = "backtrack", value_name = "ENGINE")]
     pub engine: Engine,
     /// Random root-to-leaf probes per order: more probes, smaller spread.

@@ -342,17 +342,6 @@ pub fn prefixes(puzzle: &Puzzle, order: FillOrder, depth: usize) -> Result<Vec<P
     Ok(Backtracker::new(puzzle, order, &Prefix::new())?.prefixes(depth))
 }
 
-/// Knuth's estimate of the count's tree of the subtask `prefix` of
-/// `puzzle` under `order` (see [`Backtracker::estimate`]).
-pub fn estimate(
-    puzzle: &Puzzle,
-    order: FillOrder,
-    prefix: &Prefix,
-    config: &Probes,
-) -> Result<Estimate> {
-    Backtracker::new(puzzle, order, prefix)?.estimate(config)
-}
-
 struct FirstBoard<'a> {
     puzzle: &'a Puzzle,
     board: Option<Board>,

@@ -39,6 +39,7 @@ use super::links::{Links, Narrow, Wide, Width};
 use super::problem::Xcc;
 use super::run::{Limits, Listener, Position, Report};
 use crate::error::{Error, Result};
+use crate::estimate::{Estimate, ProbeTree, Probes};
 use crate::search::{Control, RunEnd};
 
 /// The four places step C2's bookkeeping can send the search.
@@ -199,6 +200,21 @@ impl AlgorithmC {
             Layout::Narrow(s) => s.enumerate(forced, depth, listener),
             Layout::Wide(s) => s.enumerate(forced, depth, listener),
             Layout::Bits(s) => s.enumerate(forced, depth, listener),
+        }
+    }
+
+    /// Knuth's random-probe estimate ([`crate::estimate`]) of the tree
+    /// below the `forced` options: each probe takes step C3's item at every
+    /// node and one of the options still in its list, uniformly at random,
+    /// so it sees exactly the children the search would try there. `nodes`
+    /// estimates the level entries below the subtree's root (a run also
+    /// counts the root's own entry: one more). Forced options that conflict
+    /// leave an empty tree.
+    pub fn estimate(&mut self, forced: &[u32], config: &Probes) -> Result<Estimate> {
+        match &mut self.0 {
+            Layout::Narrow(s) => s.estimate(forced, config),
+            Layout::Wide(s) => s.estimate(forced, config),
+            Layout::Bits(s) => s.estimate(forced, config),
         }
     }
 
@@ -638,6 +654,26 @@ impl<M: Memory> Search<M> {
         }
     }
 
+    /// [`AlgorithmC::estimate`].
+    fn estimate(&mut self, forced: &[u32], config: &Probes) -> Result<Estimate> {
+        crate::estimate::check(config)?;
+        let mut probe = Probe {
+            search: self,
+            forced,
+            level: 0,
+            pending: None,
+            children: Vec::new(),
+            complete: false,
+        };
+        if !probe.force_all()? {
+            probe.undo();
+            return Ok(Estimate::empty(config.probes, 0.0));
+        }
+        let estimate = crate::estimate::knuth(&mut probe, config);
+        probe.undo();
+        estimate
+    }
+
     /// Enters level `l` with option `o` as its only choice.
     fn force(&mut self, l: usize, o: u32) -> Result<ForceOutcome> {
         if o >= self.options {
@@ -737,6 +773,102 @@ impl<M: Memory> Search<M> {
             self.mem.uncommit(x_k, i_k);
             self.mem.uncover(i_k);
         }
+    }
+}
+
+/// A cursor on one node of the search for Knuth's probes: levels
+/// `0..level` committed (the forced ones first), and, once its children
+/// are asked for, the item step C3 chose covered at `level`.
+///
+/// It takes the search's own steps in the search's order (cover, commit
+/// until dead, then uncommit and uncover nested last in, first out), so
+/// it keeps the memory's reading rule; between probes it undoes every
+/// level and forces the options again, since only after the first level's
+/// uncover may the memory be read without the level below's uncommit.
+struct Probe<'a, M: Memory> {
+    search: &'a mut Search<M>,
+    forced: &'a [u32],
+    level: usize,
+    /// The item covered at `level` whose list `children` holds.
+    pending: Option<u32>,
+    children: Vec<M::Cursor>,
+    /// Whether the current node had every primary item covered.
+    complete: bool,
+}
+
+impl<M: Memory> Probe<'_, M> {
+    /// Forces `forced` from the initial state; `false` when one conflicts
+    /// with those before it (the levels entered so far stay, for `undo`).
+    fn force_all(&mut self) -> Result<bool> {
+        for &o in self.forced {
+            match self.search.force(self.level, o)? {
+                ForceOutcome::Entered => self.level += 1,
+                ForceOutcome::Blocked => return Ok(false),
+            }
+        }
+        Ok(true)
+    }
+
+    /// Back to the initial state: the pending cover, then every level.
+    fn undo(&mut self) {
+        if let Some(i) = self.pending.take() {
+            self.search.mem.uncover(i);
+        }
+        self.search.unwind(self.level);
+        self.level = 0;
+        self.children.clear();
+    }
+}
+
+impl<M: Memory> ProbeTree for Probe<'_, M> {
+    fn restart(&mut self) {
+        self.undo();
+        // The options entered before the probes began, so they enter again
+        // (the memory after the same commits is the same); were one refused,
+        // the node would have no children rather than a wrong tree.
+        if !matches!(self.force_all(), Ok(true)) {
+            self.complete = false;
+            self.pending = None;
+        }
+    }
+
+    fn children(&mut self) -> u64 {
+        if self.pending.is_some() {
+            return self.children.len() as u64;
+        }
+        self.children.clear();
+        self.complete = false;
+        if self.level < self.forced.len() {
+            return 0; // the forced options did not all enter
+        }
+        let mem = &mut self.search.mem;
+        if !mem.any_active() {
+            self.complete = true;
+            return 0;
+        }
+        // C3 and C4, then the list C5 and C6 would walk.
+        let i = mem.choose(self.search.choice);
+        let mut c = mem.cover(i);
+        self.pending = Some(i);
+        while !mem.at_end(c, i) {
+            self.children.push(c);
+            c = mem.next(c);
+        }
+        self.children.len() as u64
+    }
+
+    fn descend(&mut self, k: u64) {
+        let (Some(i), Some(&c)) = (self.pending, self.children.get(k as usize)) else {
+            return;
+        };
+        self.pending = None;
+        self.search.set_x(self.level, c, i);
+        self.search.mem.commit_until_dead(c, i);
+        self.level += 1;
+    }
+
+    fn complete(&self) -> bool {
+        self.complete
     }
 }
 
@@ -847,6 +979,75 @@ mod tests {
             .run(&Position::default(), &Limits::none(), None, &mut Quiet)
             .unwrap();
         assert_eq!(r.solutions, u64::from(AlgorithmC::MAX_BITS_OPTIONS));
+    }
+
+    /// Knuth's probes walk the search's own tree: with one seed the three
+    /// memories give the same estimate to the bit (they list the same
+    /// children in the same order), within 10% of the nodes a run counts
+    /// below its root, under both step C3 rules; the memory is left as the
+    /// run found it (the same count after as before); conflicting forced
+    /// options are an empty tree.
+    #[test]
+    fn probes_estimate_the_searchs_own_tree_on_every_memory() {
+        use crate::generator::{generate, GenSpec};
+        let puzzle = generate(&GenSpec::sized(5, 4, 5, 3, 3)).unwrap().puzzle;
+        let xcc = super::super::E2Cover::new(&puzzle).unwrap().xcc().clone();
+        assert!(Narrow::fits(&xcc) && Bits::suits(&xcc));
+        let config = Probes {
+            probes: 20_000,
+            seed: 3,
+        };
+        for choice in [Choice::Mrv, Choice::Scan] {
+            let memories = [
+                AlgorithmC(Layout::Narrow(Search::with_choice(
+                    Links::new(&xcc),
+                    &xcc,
+                    choice,
+                ))),
+                AlgorithmC(Layout::Wide(Search::with_choice(
+                    Links::new(&xcc),
+                    &xcc,
+                    choice,
+                ))),
+                AlgorithmC(Layout::Bits(Box::new(Search::with_choice(
+                    Bits::new(&xcc, choice),
+                    &xcc,
+                    choice,
+                )))),
+            ];
+            let mut estimates = Vec::new();
+            for mut solver in memories {
+                let fresh = Position::default();
+                let count = solver.run(&fresh, &Limits::none(), None, &mut Quiet);
+                let count = count.unwrap();
+                let e = solver.estimate(&[], &config).unwrap();
+                let again = solver.run(&fresh, &Limits::none(), None, &mut Quiet);
+                assert_eq!(
+                    again.unwrap().nodes,
+                    count.nodes,
+                    "{choice:?}: memory changed"
+                );
+                let below_root = (count.nodes - 1) as f64;
+                assert!(below_root > 500.0, "too small a tree: {below_root}");
+                let off = (e.nodes - below_root).abs() / below_root;
+                assert!(
+                    off < 0.1,
+                    "{choice:?}: estimated {} nodes, the run counted {below_root}",
+                    e.nodes
+                );
+                estimates.push(e);
+            }
+            assert_eq!(estimates[0], estimates[1], "{choice:?}");
+            assert_eq!(estimates[0], estimates[2], "{choice:?}");
+        }
+        // R2 {A,D,G} and R4 {A,D} share A.
+        let mut solver = AlgorithmC::new(&knuth_seven());
+        let e = solver.estimate(&[1, 3], &config).unwrap();
+        assert_eq!((e.nodes, e.solutions), (0.0, 0.0));
+        // Knuth's example has one solution, R1 R4 R5 ({C E F} {A D} {B G}).
+        let e = solver.estimate(&[0, 3, 4], &config).unwrap();
+        assert_eq!((e.nodes, e.solutions), (0.0, 1.0));
+        assert!(solver.estimate(&[9], &config).is_err());
     }
 
     #[test]

@@ -52,6 +52,7 @@ use super::algorithm_c::{AlgorithmC, Choice};
 use super::problem::{Entry, Xcc, NO_COLOUR};
 use super::run::{Limits, Listener, Position, Report};
 use crate::error::{Error, Result};
+use crate::estimate::{Estimate, Probes};
 use crate::model::{
     canonical_form, rotate, rotation_to, Board, Edges, Placement, Puzzle, DOWN, LEFT, RIGHT, UP,
 };
@@ -515,6 +516,24 @@ impl E2Cover {
             .map(|options| self.prefix_of_options(options))
             .collect();
         Ok((prefixes, nodes))
+    }
+
+    /// Knuth's estimate of the tree [`E2Cover::count`] walks below
+    /// `prefix`: its nodes as the count reports them (the subtree's root
+    /// entry included), and its boards. A prefix no perfect board can have
+    /// is an empty tree, as for the count.
+    pub fn estimate(&self, prefix: &Prefix, config: &Probes) -> Result<Estimate> {
+        crate::estimate::check(config)?;
+        let Some(forced) = self.options_of_prefix(prefix)? else {
+            return Ok(Estimate::empty(config.probes, 0.0));
+        };
+        let mut estimate = AlgorithmC::fastest(&self.xcc, self.choice).estimate(&forced, config)?;
+        // The run counts its entry into the subtree's root; a probe does
+        // not (unless the forced options conflict: then neither does).
+        if estimate.nodes > 0.0 || estimate.solutions > 0.0 {
+            estimate.nodes += 1.0;
+        }
+        Ok(estimate)
     }
 
     /// The first perfect board in search order, if any.

@@ -3,6 +3,7 @@
 
 use crate::backtrack::{Backtracker, BestReport};
 use crate::error::Result;
+use crate::estimate::{Estimate, Probes};
 use crate::model::{Board, Puzzle};
 use crate::order::FillOrder;
 use crate::search::{Checkpoint, Control, Prefix};
@@ -48,6 +49,10 @@ impl Contract for Backtrack {
 
     fn first(subtree: &Subtree<'_>, limits: &Limits<'_>) -> Result<FirstReport> {
         Ok(Backtracker::new(subtree.puzzle, subtree.order, subtree.prefix)?.first_solution(limits))
+    }
+
+    fn estimate(subtree: &Subtree<'_>, config: &Probes) -> Result<Estimate> {
+        Backtracker::new(subtree.puzzle, subtree.order, subtree.prefix)?.estimate(config)
     }
 
     fn best(

@@ -8,6 +8,7 @@
 use crate::backtrack::BestReport;
 use crate::dlx::{self, E2Cover, Hooks};
 use crate::error::Result;
+use crate::estimate::{Estimate, Probes};
 use crate::model::{Board, Puzzle};
 use crate::order::FillOrder;
 use crate::search::{Checkpoint, Control};
@@ -89,6 +90,10 @@ impl Contract for Dlx {
             nodes: report.nodes,
             end: report.end,
         })
+    }
+
+    fn estimate(subtree: &Subtree<'_>, config: &Probes) -> Result<Estimate> {
+        cover(subtree)?.estimate(subtree.prefix, config)
     }
 
     fn best(

@@ -130,23 +130,15 @@ impl Engine {
     }
 
     /// Knuth's estimate of the tree this engine would walk to count
-    /// `subtree` (its puzzle, fill order and prefix). The backtracker's
-    /// tree is exactly its count's. DLX on a fill order walks that order's
-    /// row scan with forced moves taken first, a tree no larger in
-    /// practice, so the row scan's estimate stands in for it (Brendan's
-    /// 6×6 set 1: 15.6 M estimated, 13.0 M DLX nodes counted); under
-    /// the most-constrained rule there is no probe, and that is an error.
+    /// `subtree` (its puzzle, fill order or rule, and prefix): each engine
+    /// probes its own tree, so `nodes` is in the nodes its count reports
+    /// (a placement for the backtracker, a level entry for DLX) and a time
+    /// from its node rate is a time.
     pub fn estimate(self, subtree: &Subtree<'_>, config: &Probes) -> Result<Estimate> {
         crate::estimate::check(config)?;
         match self {
-            Engine::Dlx if subtree.most_constrained => Err(Error::Invalid(
-                "engine dlx has no tree estimate under the most-constrained rule: \
-                 its tree is chosen item by item"
-                    .to_string(),
-            )),
-            Engine::Backtrack | Engine::Dlx => {
-                crate::backtrack::estimate(subtree.puzzle, subtree.order, subtree.prefix, config)
-            }
+            Engine::Backtrack => backtrack::Backtrack::estimate(subtree, config),
+            Engine::Dlx => dlx::Dlx::estimate(subtree, config),
         }
     }
 
@@ -332,6 +324,9 @@ trait Contract {
     ) -> Result<CountReport>;
 
     fn first(subtree: &Subtree<'_>, limits: &Limits<'_>) -> Result<FirstReport>;
+
+    /// Knuth's estimate of the tree `count` walks (see `crate::estimate`).
+    fn estimate(subtree: &Subtree<'_>, config: &Probes) -> Result<Estimate>;
 
     /// Only engines whose [`Capabilities::best`] is true are called.
     fn best(

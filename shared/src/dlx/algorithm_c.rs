@@ -825,11 +825,9 @@ impl<M: Memory> ProbeTree for Probe<'_, M> {
         self.undo();
         // The options entered before the probes began, so they enter again
         // (the memory after the same commits is the same); were one refused,
-        // the node would have no children rather than a wrong tree.
-        if !matches!(self.force_all(), Ok(true)) {
-            self.complete = false;
-            self.pending = None;
-        }
+        // `children` would find the levels short and see no children
+        // rather than a wrong tree.
+        let _ = self.force_all();
     }
 
     fn children(&mut self) -> u64 {

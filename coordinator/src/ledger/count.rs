@@ -20,7 +20,7 @@ use e2_shared::{Error, Puzzle};
 
 use super::policy::{end_if_no_task_left, record_task, Completion, JobPolicy, PlanAsk, Planned};
 use super::{Clock, Job, Ledger, LedgerConfig};
-use crate::records::{JobId, JobRecord, StoredCount, TaskId, TaskRecord, TaskState};
+use crate::records::{JobId, StoredCount, TaskId, TaskRecord, TaskState};
 use crate::store::Writes;
 
 pub(super) struct Count;
@@ -77,10 +77,11 @@ impl JobPolicy for Count {
 
     fn assignment(
         &self,
-        job: &JobRecord,
+        job: &Job,
         task: &TaskRecord,
         _config: &LedgerConfig,
     ) -> pb::assignment::Kind {
+        let job = &job.rec;
         pb::assignment::Kind::Count(pb::CountTask {
             checkpoint: e2_proto::encode_checkpoint(task.checkpoint.as_ref()),
             split_seq: task.split_seq,

@@ -97,6 +97,8 @@ impl Ledger {
             let engine = job.engine_of(&job.tasks[&tid]);
             let wire = job.wire_of(&job.tasks[&tid]).clone();
             let prefix = policy.lease_prefix(job, &job.tasks[&tid]);
+            let kind = policy.assignment(job, &job.tasks[&tid], &self.config);
+            let lineage = job.lineage.generation();
             let task = job.tasks.get_mut(&tid).expect("ready task exists");
             task.leases += 1;
             writes.tasks.push(task.clone());
@@ -112,7 +114,7 @@ impl Ledger {
                 engine: e2_proto::engine_to_wire(engine) as i32,
                 puzzle: Some(wire),
                 prefix: e2_proto::encode_prefix(&prefix),
-                kind: Some(policy.assignment(&job.rec, task, &self.config)),
+                kind: Some(kind),
             });
             job.leased.insert(
                 tid,
@@ -124,6 +126,7 @@ impl Ledger {
                     since: clock.now,
                     split_wanted: false,
                     nodes_seen: task.checkpoint.as_ref().map_or(0, |c| c.nodes),
+                    lineage,
                 },
             );
             if job.rec.state == JobState::Queued {

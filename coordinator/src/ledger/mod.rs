@@ -180,6 +180,8 @@ struct LeaseInfo {
     split_wanted: bool,
     /// Cumulative nodes the holder last reported.
     nodes_seen: u64,
+    /// The best job's lineage the lease was given in (see `best`).
+    lineage: u64,
 }
 
 #[derive(Debug)]
@@ -202,6 +204,8 @@ struct Job {
     leased: HashMap<TaskId, LeaseInfo>,
     /// Kept boards, best first.
     best: BTreeMap<(Reverse<u32>, u64), String>,
+    /// The best board its rounds build on (best jobs; see `best`).
+    lineage: best::Lineage,
     /// Nodes reported since this coordinator started, sampled for a rate.
     work: u64,
     samples: VecDeque<(Instant, u64)>,
@@ -222,6 +226,7 @@ impl Job {
             ready: VecDeque::new(),
             leased: HashMap::new(),
             best: BTreeMap::new(),
+            lineage: best::Lineage::default(),
             work: 0,
             samples: VecDeque::new(),
         }
@@ -283,6 +288,12 @@ impl Ledger {
         for b in loaded.best {
             if let Some(job) = jobs.get_mut(&b.job) {
                 job.best.insert((Reverse(b.score), b.hash), b.doc);
+            }
+        }
+        // A restarted coordinator's lineages go on from each job's best.
+        for job in jobs.values_mut() {
+            if let Some((&(Reverse(score), _), doc)) = job.best.iter().next() {
+                job.lineage = best::Lineage::from_board(doc.clone(), score);
             }
         }
         let next_job = jobs.keys().next_back().map_or(1, |id| id + 1);

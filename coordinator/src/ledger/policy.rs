@@ -56,7 +56,7 @@ pub(super) trait JobPolicy: Sync {
     /// What one lease of `task` asks the worker to do.
     fn assignment(
         &self,
-        job: &JobRecord,
+        job: &Job,
         task: &TaskRecord,
         config: &LedgerConfig,
     ) -> pb::assignment::Kind;

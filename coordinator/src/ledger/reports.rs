@@ -65,8 +65,14 @@ impl Ledger {
             }
         }
         // Boards are results whoever found them: keep them even from a
-        // lease that has since lapsed.
-        job.accept_boards(&req.boards, clock, &mut writes);
+        // lease that has since lapsed (but only the lease's own lineage
+        // builds on them).
+        let lineage = job
+            .leased
+            .get(&lease.task_id)
+            .filter(|held| held.epoch == lease.epoch && held.worker.id == req.worker_id)
+            .map(|held| held.lineage);
+        job.accept_boards(&req.boards, lineage, clock, &mut writes);
         if job.rec.state.is_over() {
             return Ok((stop(format!("job is {}", job.rec.state.name())), writes));
         }
@@ -160,7 +166,7 @@ impl Ledger {
         if let Some(split) = &req.split {
             job.split(tid, split, clock, &mut writes);
         }
-        job.accept_boards(&req.boards, clock, &mut writes);
+        job.accept_boards(&req.boards, Some(held.lineage), clock, &mut writes);
         let done = Completion {
             solutions: req.solutions,
             nodes: req.nodes,
@@ -202,8 +208,16 @@ impl Job {
 
     /// Keeps the verified boards among `boards` that enter the job's top K,
     /// and ends the job once its target score is reached, if its kind ends
-    /// so.
-    fn accept_boards(&mut self, boards: &[pb::FoundBoard], clock: Clock, writes: &mut Writes) {
+    /// so. A board that beats the lineage's is the lineage's new board when
+    /// it comes from a lease of that lineage (`lineage`: the reporting
+    /// lease's, `None` for a lease that has lapsed).
+    fn accept_boards(
+        &mut self,
+        boards: &[pb::FoundBoard],
+        lineage: Option<u64>,
+        clock: Clock,
+        writes: &mut Writes,
+    ) {
         let policy = self.policy();
         if !policy.keeps_boards() || boards.is_empty() {
             return;
@@ -217,8 +231,14 @@ impl Job {
                     continue;
                 }
             };
+            if lineage == Some(self.lineage.generation()) {
+                self.lineage.offer(&checked.doc, checked.score);
+            }
             let key = (Reverse(checked.score), checked.hash);
-            if self.best.contains_key(&key) {
+            let full = self.best.len() >= self.rec.top_k.max(1) as usize;
+            let last = self.best.keys().next_back().copied();
+            if self.best.contains_key(&key) || (full && last.is_some_and(|last| key > last)) {
+                // Known already, or below every kept board.
                 continue;
             }
             self.best.insert(key, checked.doc.clone());

@@ -475,6 +475,103 @@ fn half_the_rounds_start_from_the_jobs_best_board_once_there_is_one() {
 }
 
 #[test]
+fn a_lineage_without_a_better_board_is_let_go_and_the_next_starts_afresh() {
+    let g = e2_shared::generator::generate(&e2_shared::generator::GenSpec::square(8, 3)).unwrap();
+    let placed = g.solution.placements.as_ref().unwrap()[0].unwrap();
+    let first_cell = vec![Forced {
+        pos: 0,
+        piece: placed.piece,
+        rot: placed.rot,
+    }];
+    // Two tasks, so that one lease can stay out while the other goes round.
+    let (mut l, w, mut clock) = ledger_with_job_on(
+        &g.puzzle,
+        Engine::Backtrack,
+        Mode::Best,
+        BestSearch::default(),
+        vec![first_cell.clone(), first_cell.clone()],
+    );
+    // The solution with interior pieces swapped: boards below the maximum.
+    let board = |swaps: &[(usize, usize)]| {
+        let mut codes = g.solution.codes().unwrap();
+        for &(a, b) in swaps {
+            codes.swap(a, b);
+        }
+        let score =
+            e2_shared::score::score(&e2_shared::Board::from_codes(&g.puzzle, &codes).unwrap());
+        (
+            pb::FoundBoard {
+                codes,
+                claimed_score: score,
+            },
+            score,
+        )
+    };
+    let (good, good_score) = board(&[(9, 18)]);
+    let (worse, worse_score) = board(&[(9, 18), (10, 21), (12, 27)]);
+    let (late, _) = board(&[(9, 18), (10, 21)]);
+    assert!(worse_score < good_score);
+    let round = |l: &mut Ledger, clock: &mut Clock, boards: Vec<pb::FoundBoard>| {
+        *clock = clock.later(Duration::from_millis(10));
+        let (lease, task) = take_best(l, &w, *clock);
+        let done = pb::CompleteRequest {
+            boards,
+            ..completion(&w, lease, 0)
+        };
+        assert!(l.complete(&done, *clock).unwrap().0.accepted);
+        task.beat
+    };
+    round(&mut l, &mut clock, vec![good]);
+    // A lease of this first lineage, still out when the lineage is let go.
+    let (stale, _) = take_best(&mut l, &w, clock.later(Duration::from_millis(5)));
+    // Its patience: that many rounds without a better board, all told to
+    // beat the lineage's board.
+    for _ in 0..best::patience(0) {
+        assert_eq!(round(&mut l, &mut clock, vec![]), good_score);
+    }
+    // Let go: the next rounds start afresh, told nothing to beat.
+    let beat = round(&mut l, &mut clock, vec![]);
+    assert_eq!(beat, 0, "a new lineage starts from nothing");
+    // The lease of the old lineage ends late with a board: the job keeps
+    // it, but the new lineage does not build on it.
+    let late_done = pb::CompleteRequest {
+        boards: vec![late],
+        ..completion(&w, stale, 0)
+    };
+    assert!(l.complete(&late_done, clock).unwrap().0.accepted);
+    assert_eq!(
+        round(&mut l, &mut clock, vec![]),
+        0,
+        "the old lineage's board is not the new one's"
+    );
+    // A board of the new lineage, below the job's best, is its new board.
+    round(&mut l, &mut clock, vec![worse]);
+    let beat = round(&mut l, &mut clock, vec![]);
+    assert_eq!(
+        beat, worse_score,
+        "rounds beat the lineage's board, not the job's"
+    );
+    let s = l.status(1, clock).unwrap();
+    assert_eq!(
+        s.best_score,
+        Some(good_score),
+        "the job keeps its best board"
+    );
+}
+
+#[test]
+fn lineage_patience_follows_lubys_sequence() {
+    let terms: Vec<u64> = (0..15)
+        .map(|g| best::patience(g) / best::LINEAGE_ROUNDS)
+        .collect();
+    assert_eq!(terms, [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]);
+    assert!(
+        best::patience(u64::MAX - 1) > 0,
+        "no overflow on absurd generations"
+    );
+}
+
+#[test]
 fn a_whole_tree_best_job_ends_with_its_one_run_and_counts_no_solutions() {
     let search = BestSearch {
         whole_tree: true,

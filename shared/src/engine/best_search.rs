@@ -6,11 +6,12 @@
 //! wire form lives in the proto crate.
 //!
 //! A round either starts afresh (its task's prefix, a new shuffle) or, half
-//! the time, from the job's best board: its first cells in the fill order,
-//! between 150 and 190 of 256, are kept and the round searches below them
-//! for a better board ([`BestSearch::round_start`]). A fresh round is the
-//! depth-first break-tolerant walk; a round from the best board is a beam
-//! search of the cells below the kept ones
+//! the time, from the best board the job builds on (the coordinator's
+//! current lineage's, docs/cluster.md "Lineages"): its first cells in the
+//! fill order, between 150 and 190 of 256, are kept and the round searches
+//! below them for a better board ([`BestSearch::round_start`]). A fresh
+//! round is the depth-first break-tolerant walk; a round from the best
+//! board is a beam search of the cells below the kept ones
 //! ([`BestSearch::beam_below_best`]): thousands of tails grown side by side,
 //! the best-scoring kept at each cell, instead of one walk that commits to
 //! its first choices (README, "Benchmarks", has the measured gain). A board's score is

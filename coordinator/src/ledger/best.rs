@@ -33,7 +33,7 @@
 use e2_proto::pb;
 use e2_shared::engine::{Ask, BestSearch, Engine, TASK_DEPTH};
 use e2_shared::search::Prefix;
-use e2_shared::{Error, Puzzle};
+use e2_shared::{Board, Error, Puzzle};
 
 use super::policy::{finish_task, Completion, JobPolicy, PlanAsk, Planned};
 use super::{Clock, Job, LedgerConfig};
@@ -50,8 +50,9 @@ pub const LINEAGE_ROUNDS: u64 = 80;
 /// The board a best job's rounds build on, and how long it has not improved.
 #[derive(Debug, Default)]
 pub(super) struct Lineage {
-    /// Its best board (BoardDoc JSON, checked when reported), if any yet.
-    doc: Option<String>,
+    /// Its best board (checked when reported), decoded once here rather
+    /// than at every lease that restarts from it; `None` until it has one.
+    board: Option<Board>,
     score: u32,
     /// Which lineage this is (0 the first): a lease remembers the one it
     /// was given in, so that a round of an earlier lineage that ends late
@@ -62,25 +63,27 @@ pub(super) struct Lineage {
 }
 
 impl Lineage {
-    /// A lineage that goes on from `doc`, a board scoring `score`.
-    pub(super) fn from_board(doc: String, score: u32) -> Self {
-        Lineage {
-            doc: Some(doc),
-            score,
-            ..Lineage::default()
-        }
+    /// A lineage that goes on from `doc` (BoardDoc JSON), a board scoring
+    /// `score`.
+    pub(super) fn from_board(doc: &str, score: u32) -> Self {
+        let mut lineage = Lineage::default();
+        lineage.offer(doc, score);
+        lineage
     }
 
     pub(super) fn generation(&self) -> u64 {
         self.generation
     }
 
-    /// A checked board from one of this lineage's rounds.
+    /// A checked board (BoardDoc JSON) from one of this lineage's rounds.
     pub(super) fn offer(&mut self, doc: &str, score: u32) {
-        if self.doc.is_none() || score > self.score {
-            self.doc = Some(doc.to_string());
-            self.score = score;
-            self.idle = 0;
+        if self.board.is_none() || score > self.score {
+            // Written by the coordinator's own check, so it decodes.
+            if let Ok(input) = e2_shared::formats::boarddoc::read(doc) {
+                self.board = Some(input.board);
+                self.score = score;
+                self.idle = 0;
+            }
         }
     }
 
@@ -169,12 +172,7 @@ impl JobPolicy for Rounds {
     fn lease_prefix(&self, job: &Job, task: &TaskRecord) -> Prefix {
         let seed = round_seed(job.rec.id, task.id, task.round);
         // Read only for the rounds that restart from it.
-        let best = || {
-            let doc = job.lineage.doc.as_ref()?;
-            e2_shared::formats::boarddoc::read(doc)
-                .ok()
-                .map(|input| input.board)
-        };
+        let best = || job.lineage.board.clone();
         // Stored as checked at submission, so it decodes.
         e2_proto::search_from_wire(&job.rec.search.to_wire())
             .ok()

@@ -293,7 +293,7 @@ impl Ledger {
         // A restarted coordinator's lineages go on from each job's best.
         for job in jobs.values_mut() {
             if let Some((&(Reverse(score), _), doc)) = job.best.iter().next() {
-                job.lineage = best::Lineage::from_board(doc.clone(), score);
+                job.lineage = best::Lineage::from_board(doc, score);
             }
         }
         let next_job = jobs.keys().next_back().map_or(1, |id| id + 1);

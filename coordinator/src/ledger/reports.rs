@@ -67,11 +67,8 @@ impl Ledger {
         // Boards are results whoever found them: keep them even from a
         // lease that has since lapsed (but only the lease's own lineage
         // builds on them).
-        let lineage = job
-            .leased
-            .get(&lease.task_id)
-            .filter(|held| held.epoch == lease.epoch && held.worker.id == req.worker_id)
-            .map(|held| held.lineage);
+        let lineage = (job.holds(&lease) && job.held_by(lease.task_id, &req.worker_id))
+            .then(|| job.leased[&lease.task_id].lineage);
         job.accept_boards(&req.boards, lineage, clock, &mut writes);
         if job.rec.state.is_over() {
             return Ok((stop(format!("job is {}", job.rec.state.name())), writes));

@@ -17,6 +17,15 @@
 //! straight on its run, which ends at a sentinel, so a placement leads to
 //! the next cell's first candidate with one load instead of two.
 //!
+//! What every level reads is held where the compiler can keep it in
+//! registers: the countdown to the driver's next mark is a local of the walk
+//! lent down the chain by `&mut` (a register inside a group, spilled only
+//! at the group's call), and each level copies the stacks' pointers out of
+//! the shared context. Kept in the context, both were reloaded after every
+//! store to the board or the stock, which a store through a raw pointer
+//! might have changed (2% of the strict row scan's node rate, README,
+//! "Benchmarks").
+//!
 //! It walks the same tree as the plain walk in the same order, polls at the
 //! same nodes and keeps the same per-level runs on the state's stack (in
 //! strided positions while it runs, in flat ones whenever the driver reads
@@ -103,8 +112,6 @@ struct Cx<'a, V> {
     leaf: usize,
     /// Levels `0..replay` are placed already and resume their runs.
     replay: usize,
-    /// Nodes left to the driver's next mark.
-    countdown: u64,
     mark: u64,
     /// How the walk stopped, when it did not finish.
     stopped: Option<(RunEnd, usize)>,
@@ -119,7 +126,7 @@ impl<V: Visitor> Cx<'_, V> {
     /// run stored. True when the walk stops.
     #[cold]
     #[inline(never)]
-    fn poll(&mut self, d: usize) -> bool {
+    fn poll(&mut self, d: usize, countdown: &mut u64) -> bool {
         self.counters.nodes = self.mark;
         let (levels, offsets) = (&self.plan.levels, self.plan.tables.offsets());
         self.strided
@@ -136,14 +143,14 @@ impl<V: Visitor> Cx<'_, V> {
             .driver
             .next_mark(self.counters.nodes)
             .max(self.counters.nodes + 1);
-        self.countdown = self.mark - self.counters.nodes;
+        *countdown = self.mark - self.counters.nodes;
         false
     }
 
     /// The visitor at a leaf, level `d` placed. True when the walk stops.
     #[inline(always)]
-    fn leaf(&mut self, d: usize) -> bool {
-        self.counters.nodes = self.mark - self.countdown;
+    fn leaf(&mut self, d: usize, countdown: u64) -> bool {
+        self.counters.nodes = self.mark - countdown;
         let stop = self.visitor.leaf(self.plan, self.state, self.counters);
         if stop {
             self.stopped = Some((RunEnd::FoundFirst, d));
@@ -166,22 +173,30 @@ pub(crate) const fn starts_group<T: Depth>() -> bool {
 /// # Safety
 /// As [`level`].
 #[inline(always)]
-unsafe fn descend<T: Depth, V: Visitor>(cx: &mut Cx<'_, V>, word: Candidate) -> bool {
+unsafe fn descend<T: Depth, V: Visitor>(
+    cx: &mut Cx<'_, V>,
+    word: Candidate,
+    countdown: &mut u64,
+) -> bool {
     if const { starts_group::<T>() } {
         // SAFETY: passed on.
-        unsafe { group::<T, V>(cx, word) }
+        unsafe { group::<T, V>(cx, word, countdown) }
     } else {
         // SAFETY: passed on.
-        unsafe { level::<T, V>(cx, word) }
+        unsafe { level::<T, V>(cx, word, countdown) }
     }
 }
 
 /// # Safety
 /// As [`level`].
 #[inline(never)]
-unsafe fn group<T: Depth, V: Visitor>(cx: &mut Cx<'_, V>, word: Candidate) -> bool {
+unsafe fn group<T: Depth, V: Visitor>(
+    cx: &mut Cx<'_, V>,
+    word: Candidate,
+    countdown: &mut u64,
+) -> bool {
     // SAFETY: passed on.
-    unsafe { level::<T, V>(cx, word) }
+    unsafe { level::<T, V>(cx, word, countdown) }
 }
 
 /// Walks level `T::D`'s subtree, `previous` being the word placed on the
@@ -193,7 +208,11 @@ unsafe fn group<T: Depth, V: Visitor>(cx: &mut Cx<'_, V>, word: Candidate) -> bo
 /// and the state's stacks, whose bounds the plan guarantees as in the plain
 /// walk.
 #[inline(always)]
-unsafe fn level<T: Depth, V: Visitor>(cx: &mut Cx<'_, V>, previous: Candidate) -> bool {
+unsafe fn level<T: Depth, V: Visitor>(
+    cx: &mut Cx<'_, V>,
+    previous: Candidate,
+    countdown: &mut u64,
+) -> bool {
     let d = T::D;
     // SAFETY (the whole body): see the function's contract. Board and stock
     // indexes are the plain walk's, with its proof. A strided key is
@@ -205,18 +224,22 @@ unsafe fn level<T: Depth, V: Visitor>(cx: &mut Cx<'_, V>, previous: Candidate) -
     unsafe {
         let here = &*cx.levels.add(d);
         let pos = here.pos as usize;
+        let candidates = cx.candidates;
+        // The stacks' pointers in registers: through `cx` they would be
+        // reloaded after every store to the board or the stock.
+        let mut s = cx.s;
         let (mut i, mut end);
         let mut word: Candidate = 0;
         let mut placed = false;
         if d < cx.replay {
-            Run { next: i, end } = *cx.s.runs.add(d);
-            word = *cx.s.board.add(pos);
+            Run { next: i, end } = *s.runs.add(d);
+            word = *s.board.add(pos);
             placed = true;
             if d + 1 == cx.replay {
                 cx.replay = 0;
             }
         } else {
-            let board = std::slice::from_raw_parts(cx.s.board, cx.s.board_len);
+            let board = std::slice::from_raw_parts(s.board, s.board_len);
             // The strided level's key is its run's position.
             i = here.key_index_unchecked(board, previous) as u32;
             end = OPEN_END;
@@ -224,44 +247,47 @@ unsafe fn level<T: Depth, V: Visitor>(cx: &mut Cx<'_, V>, previous: Candidate) -
         loop {
             if !placed {
                 loop {
-                    let w = *cx.candidates.add(i as usize);
+                    let w = *candidates.add(i as usize);
                     if w == SENTINEL {
                         return false;
                     }
                     i += 1;
-                    let left = &mut *cx.s.stock.add(class_of(w));
+                    let left = &mut *s.stock.add(class_of(w));
                     if *left == 0 {
                         continue;
                     }
                     *left -= 1;
-                    *cx.s.board.add(pos) = w;
+                    *s.board.add(pos) = w;
                     word = w;
-                    cx.countdown -= 1;
-                    if cx.countdown == 0 {
-                        *cx.s.runs.add(d) = Run { next: i, end };
-                        if cx.poll(d) {
+                    *countdown -= 1;
+                    if *countdown == 0 {
+                        *s.runs.add(d) = Run { next: i, end };
+                        if cx.poll(d, countdown) {
                             return true;
                         }
-                        end = (*cx.s.runs.add(d)).end;
+                        s = cx.s;
+                        end = (*s.runs.add(d)).end;
                     }
                     break;
                 }
             }
             placed = false;
             if d + 1 == cx.leaf {
-                if cx.leaf(d) {
+                if cx.leaf(d, *countdown) {
                     *cx.s.runs.add(d) = Run { next: i, end };
                     return true;
                 }
+                s = cx.s;
             } else {
-                *cx.s.runs.add(d) = Run { next: i, end };
-                if descend::<T::Next, V>(cx, word) {
+                *s.runs.add(d) = Run { next: i, end };
+                if descend::<T::Next, V>(cx, word, countdown) {
                     return true;
                 }
+                s = cx.s;
                 // A split may have given the rest of this level's run away.
-                end = (*cx.s.runs.add(d)).end;
+                end = (*s.runs.add(d)).end;
             }
-            *cx.s.stock.add(class_of(word)) += 1;
+            *s.stock.add(class_of(word)) += 1;
             // A run is either open (it ends at its sentinel) or cut where
             // its next candidate starts: a split gives all of the rest away.
             if end <= i {
@@ -302,6 +328,7 @@ pub(crate) fn walk<V: Visitor>(
     } else {
         state.board[plan.levels[0].hot_cell as usize]
     };
+    let mut countdown = mark - counters.nodes;
     let mut cx = Cx {
         plan,
         strided,
@@ -309,7 +336,6 @@ pub(crate) fn walk<V: Visitor>(
         candidates: strided.candidates.as_ptr(),
         s: state.stacks(),
         state,
-        countdown: mark - counters.nodes,
         mark,
         counters,
         driver,
@@ -320,13 +346,13 @@ pub(crate) fn walk<V: Visitor>(
     };
     // SAFETY: leaf ≤ levels and ≤ CHAIN_LEVELS (asserted), the pointers are
     // the plan's and the state's.
-    let stop = unsafe { group::<L<0>, V>(&mut cx, first) };
+    let stop = unsafe { group::<L<0>, V>(&mut cx, first, &mut countdown) };
     if stop {
         let (end, top) = cx.stopped.expect("a stopped walk says why");
         strided.rewrite_runs(levels, offsets, cx.state, top, Positions::Flat);
         (end, Some(top))
     } else {
-        cx.counters.nodes = cx.mark - cx.countdown;
+        cx.counters.nodes = cx.mark - countdown;
         (RunEnd::Finished, None)
     }
 }

@@ -64,7 +64,7 @@ impl Contract for Backtrack {
     ) -> Result<BestReport> {
         // A best job walks its own order, whatever the subtree's says.
         let mut bt = Backtracker::new(subtree.puzzle, search.order, subtree.prefix)?;
-        if let Some(beam) = search.beam_below_best(subtree.prefix, lease) {
+        if let Some(beam) = search.beam_below_best(subtree.puzzle, subtree.prefix, lease) {
             // A round from the best board: a beam below its kept cells.
             let report = bt.beam(&beam, control)?;
             if report.score > lease.beat {

@@ -7,14 +7,24 @@
 //!
 //! A round either starts afresh (its task's prefix, a new shuffle) or, half
 //! the time, from the best board the job builds on (the coordinator's
-//! current lineage's, docs/cluster.md "Lineages"): its first cells in the
-//! fill order, between 150 and 190 of 256, are kept and the round searches
-//! below them for a better board ([`BestSearch::round_start`]). A fresh
-//! round is the depth-first break-tolerant walk; a round from the best
-//! board is a beam search of the cells below the kept ones
-//! ([`BestSearch::beam_below_best`]): thousands of tails grown side by side,
-//! the best-scoring kept at each cell, instead of one walk that commits to
-//! its first choices (README, "Benchmarks", has the measured gain). A board's score is
+//! current lineage's, docs/cluster.md "Lineages"): some of its first cells
+//! in the fill order are kept and the round searches below them for a
+//! better board ([`BestSearch::round_start`]). A fresh round is the
+//! depth-first break-tolerant walk. A round from the best board is one of
+//! two kinds, half and half ([`BestSearch::beam_below_best`]):
+//!
+//! - a *beam*: it keeps between 150 and 190 cells of 256 and grows
+//!   thousands of tails side by side below them, the best-scoring kept at
+//!   each cell, instead of one walk that commits to its first choices;
+//! - a *tail walk*: it keeps the first 176 cells (eleven rows of sixteen
+//!   in the row scan) and walks the last five rows depth-first, with the
+//!   usual ramp of breaks and the job's best score as its bound. Under that
+//!   bound the walk below the kept rows is small enough to be searched
+//!   nearly whole within a round, so it finds the better endings of the
+//!   best board's own early rows that the beam, ranking tails by their
+//!   score so far, passes by.
+//!
+//! (README, "Benchmarks", has the measured gain of each.) A board's score is
 //! decided in its last rows, by how well the pieces left after the early
 //! rows fit one another; the best board's early rows are a start known to
 //! leave a good remainder, and changing the rows just above the ones that
@@ -42,6 +52,15 @@ pub const ELITE_PERCENT: u64 = 50;
 /// such a round keeps from the best board.
 pub const ELITE_DEPTHS: (u32, u32) = (150, 190);
 
+/// The share of the rounds from the best board (in percent) that are tail
+/// walks: they keep [`TAIL_DEPTH`] cells and walk depth-first below them
+/// instead of running the beam.
+pub const TAIL_PERCENT: u64 = 50;
+
+/// The cells a tail walk keeps from the best board (fill order, for 256
+/// cells; scaled to the board).
+pub const TAIL_DEPTH: u32 = 176;
+
 /// Members kept per cell by the beam of a round from the best board.
 pub const ELITE_BEAM_WIDTH: usize = 4000;
 
@@ -55,6 +74,13 @@ pub const TASK_DEPTH: usize = 1;
 /// The random stream of the restart choice, apart from the search's own
 /// shuffles (streams 0, 1, ... of the same seed).
 const ELITE_STREAM: u64 = 0x45_4C49_5445;
+
+/// What a round from the best board runs below the cells it keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Below {
+    Beam,
+    Walk,
+}
 
 /// A best job's search settings, decoded and checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,29 +147,19 @@ impl BestSearch {
     /// order (hint cells stay pinned as hints), `None` starts from the
     /// task's own prefix. Half the rounds (drawn from `seed`) restart so;
     /// never a whole-tree job, a strict or capped search (measured with
-    /// the tuned search only), or a board without piece identities. The
-    /// depth is drawn between [`ELITE_DEPTHS`] (given for 256 cells,
-    /// scaled as the break schedule's depths are), and the prefix stops
-    /// early at the first empty cell of a partial board.
+    /// the tuned search only), or a board without piece identities. A
+    /// beam's depth is drawn between [`ELITE_DEPTHS`], a tail walk keeps
+    /// [`TAIL_DEPTH`] (both given for 256 cells, scaled as the break
+    /// schedule's depths are), and the prefix stops early at the first
+    /// empty cell of a partial board.
     pub fn round_start(
         &self,
         puzzle: &Puzzle,
         seed: u64,
         best: impl FnOnce() -> Option<Board>,
     ) -> Option<Prefix> {
-        if !self.restarts_from_best() {
-            return None;
-        }
-        let mut rng = Rng::fork(seed, ELITE_STREAM);
-        if rng.below(100) >= ELITE_PERCENT {
-            return None;
-        }
         let cells = puzzle.width * puzzle.height;
-        let (low, high) = (
-            u64::from(scale_depth(ELITE_DEPTHS.0, cells)),
-            u64::from(scale_depth(ELITE_DEPTHS.1, cells)),
-        );
-        let keep = (low + rng.below(high - low + 1)) as usize;
+        let (keep, _) = self.round_from_best(seed, cells)?;
         let board = best()?;
         let placements = board.placements.as_ref()?;
         if placements.len() != cells {
@@ -170,18 +186,54 @@ impl BestSearch {
         (!prefix.is_empty()).then_some(prefix)
     }
 
+    /// Whether the round of `seed` starts from the best board, and if so
+    /// how many cells of the fill order it keeps and what it runs below
+    /// them. The draws are made in this order (restart, beam depth, kind)
+    /// so that the coordinator, which chooses the prefix, and the worker,
+    /// which runs the round, decide alike from the seed alone.
+    fn round_from_best(&self, seed: u64, cells: usize) -> Option<(usize, Below)> {
+        if !self.restarts_from_best() {
+            return None;
+        }
+        let mut rng = Rng::fork(seed, ELITE_STREAM);
+        if rng.below(100) >= ELITE_PERCENT {
+            return None;
+        }
+        let (low, high) = (
+            u64::from(scale_depth(ELITE_DEPTHS.0, cells)),
+            u64::from(scale_depth(ELITE_DEPTHS.1, cells)),
+        );
+        let beam_keep = (low + rng.below(high - low + 1)) as usize;
+        Some(if rng.below(100) < TAIL_PERCENT {
+            (scale_depth(TAIL_DEPTH, cells) as usize, Below::Walk)
+        } else {
+            (beam_keep, Below::Beam)
+        })
+    }
+
     /// Whether rounds restart from the best board: the tuned search only
     /// (never a whole-tree job, a strict or a capped search).
     fn restarts_from_best(&self) -> bool {
         !self.whole_tree && self.max_breaks.is_none()
     }
 
-    /// The beam that a round whose prefix is `prefix` runs, when the
-    /// round restarts from the job's best board (its prefix is longer than
-    /// a task's, see [`BestSearch::round_start`]); `None` for a fresh
-    /// round, which walks depth-first. Only the tuned search restarts so.
-    pub fn beam_below_best(&self, prefix: &Prefix, lease: BestLease) -> Option<BeamConfig> {
-        (self.restarts_from_best() && prefix.len() > TASK_DEPTH).then_some(BeamConfig {
+    /// The beam that a round whose prefix is `prefix` runs on `puzzle`,
+    /// when the round restarts from the job's best board (its prefix is
+    /// longer than a task's, see [`BestSearch::round_start`]) and its seed
+    /// made it a beam; `None` for a fresh round or a tail walk, which walk
+    /// depth-first. Only the tuned search restarts so.
+    pub fn beam_below_best(
+        &self,
+        puzzle: &Puzzle,
+        prefix: &Prefix,
+        lease: BestLease,
+    ) -> Option<BeamConfig> {
+        let beam = prefix.len() > TASK_DEPTH
+            && matches!(
+                self.round_from_best(lease.seed, puzzle.width * puzzle.height),
+                Some((_, Below::Beam))
+            );
+        beam.then_some(BeamConfig {
             width: ELITE_BEAM_WIDTH,
             fanout: ELITE_BEAM_FANOUT,
             seed: lease.seed,
@@ -228,7 +280,7 @@ mod tests {
             .filter(|p| !hints.contains(p))
             .collect();
         let placements = board.placements.as_ref().unwrap();
-        let (mut restarts, mut kept) = (0, std::collections::BTreeSet::new());
+        let (mut restarts, mut tails, mut kept) = (0, 0, std::collections::BTreeSet::new());
         for seed in 0..400 {
             let Some(prefix) = search.round_start(&puzzle, seed, || Some(board.clone())) else {
                 continue;
@@ -239,6 +291,16 @@ mod tests {
             let last = prefix.last().unwrap().pos;
             let depth = walk.iter().position(|&p| p == last).unwrap() + 1;
             assert!((150..=190).contains(&depth), "{depth}");
+            let lease = BestLease {
+                seed,
+                budget: 1,
+                beat: 0,
+            };
+            if search.beam_below_best(&puzzle, &prefix, lease).is_none() {
+                // A tail walk: eleven rows of sixteen.
+                assert_eq!(depth, TAIL_DEPTH as usize);
+                tails += 1;
+            }
             let hints_above = walk[..depth].iter().filter(|p| hints.contains(p)).count();
             assert_eq!(prefix.len(), depth - hints_above);
             kept.insert(depth);
@@ -250,6 +312,10 @@ mod tests {
             crate::backtrack::Backtracker::new(&puzzle, search.order, &prefix).unwrap();
         }
         assert!((150..=250).contains(&restarts), "{restarts} of 400");
+        assert!(
+            (restarts / 4..=restarts * 3 / 4).contains(&tails),
+            "{tails} tail walks of {restarts}"
+        );
         assert!(kept.len() > 20, "depths drawn: {kept:?}");
         // The same seed always decides the same way.
         assert_eq!(
@@ -259,7 +325,7 @@ mod tests {
     }
 
     #[test]
-    fn rounds_from_the_best_board_run_a_beam_and_fresh_rounds_do_not() {
+    fn rounds_from_the_best_board_run_a_beam_or_a_tail_walk_and_fresh_rounds_walk() {
         let (puzzle, board) = puzzle_and_board(8, Layout::None);
         let search = BestSearch::default();
         let lease = BestLease {
@@ -270,14 +336,21 @@ mod tests {
         let tasks = search
             .prefixes(Engine::Backtrack, &puzzle, TASK_DEPTH)
             .unwrap();
+        let (seed, restart) = (0..50)
+            .find_map(|seed| {
+                let restart = search.round_start(&puzzle, seed, || Some(board.clone()))?;
+                let lease = BestLease { seed, ..lease };
+                search
+                    .beam_below_best(&puzzle, &restart, lease)
+                    .map(|_| (seed, restart))
+            })
+            .unwrap();
+        let lease = BestLease { seed, ..lease };
         assert!(tasks
             .iter()
-            .all(|t| search.beam_below_best(t, lease).is_none()));
-        let restart = (0..50)
-            .find_map(|seed| search.round_start(&puzzle, seed, || Some(board.clone())))
-            .unwrap();
-        let beam = search.beam_below_best(&restart, lease).unwrap();
-        assert_eq!((beam.width, beam.seed), (ELITE_BEAM_WIDTH, 3));
+            .all(|t| search.beam_below_best(&puzzle, t, lease).is_none()));
+        let beam = search.beam_below_best(&puzzle, &restart, lease).unwrap();
+        assert_eq!((beam.width, beam.seed), (ELITE_BEAM_WIDTH, seed));
         // Strict, capped and whole-tree searches never restart so.
         for other in [
             BestSearch {
@@ -293,7 +366,7 @@ mod tests {
                 ..search
             },
         ] {
-            assert!(other.beam_below_best(&restart, lease).is_none());
+            assert!(other.beam_below_best(&puzzle, &restart, lease).is_none());
         }
         // The round reports its full board only when it beats the lease's score.
         let run = |beat: u32| {
@@ -320,6 +393,39 @@ mod tests {
             assert_eq!((p.piece, p.rot), (f.piece, f.rot), "the kept cells stay");
         }
         assert!(run(report.score).1.is_empty());
+        // A tail walk keeps the board's first rows and walks depth-first
+        // below them (here the generator's perfect board is the best one,
+        // so the walk below its rows finds a full board).
+        let (tail_seed, tail) = (0..200)
+            .find_map(|seed| {
+                let prefix = search.round_start(&puzzle, seed, || Some(board.clone()))?;
+                let lease = BestLease { seed, ..lease };
+                let walks = search.beam_below_best(&puzzle, &prefix, lease).is_none();
+                walks.then_some((seed, prefix))
+            })
+            .unwrap();
+        assert_eq!(tail.len(), scale_depth(TAIL_DEPTH, 64) as usize);
+        let mut reported = Vec::new();
+        let report = Engine::Backtrack
+            .best(
+                &super::super::Subtree::new(&puzzle, &tail),
+                &search,
+                BestLease {
+                    seed: tail_seed,
+                    ..lease
+                },
+                None,
+                |b| reported.push(b.clone()),
+            )
+            .unwrap();
+        let full = report.board.unwrap();
+        assert!(full.is_full());
+        assert_eq!(reported.last(), Some(&full));
+        let placements = full.placements.as_ref().unwrap();
+        for f in &tail {
+            let p = placements[f.pos].unwrap();
+            assert_eq!((p.piece, p.rot), (f.piece, f.rot), "the kept cells stay");
+        }
     }
 
     #[test]

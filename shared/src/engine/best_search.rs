@@ -18,11 +18,10 @@
 //!   each cell, instead of one walk that commits to its first choices;
 //! - a *tail walk*: it keeps the first 176 cells (eleven rows of sixteen
 //!   in the row scan) and walks the last five rows depth-first, with the
-//!   usual ramp of breaks and the job's best score as its bound. Under that
-//!   bound the walk below the kept rows is small enough to be searched
-//!   nearly whole within a round, so it finds the better endings of the
-//!   best board's own early rows that the beam, ranking tails by their
-//!   score so far, passes by.
+//!   usual ramp of breaks and the job's best score as its bound. It finds
+//!   better endings of the best board's own early rows that the beam,
+//!   ranking tails by their score so far, passes by (docs/cluster.md,
+//!   "Best jobs", tells how this showed).
 //!
 //! (README, "Benchmarks", has the measured gain of each.) A board's score is
 //! decided in its last rows, by how well the pieces left after the early

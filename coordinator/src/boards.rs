@@ -15,6 +15,8 @@ pub struct CheckedBoard {
     pub hash: u64,
     /// BoardDoc JSON.
     pub doc: String,
+    /// The board itself, as rebuilt and checked.
+    pub board: Board,
 }
 
 pub fn check_board(puzzle: &Puzzle, codes: &[i32]) -> Result<CheckedBoard, String> {
@@ -49,6 +51,7 @@ pub fn check_board(puzzle: &Puzzle, codes: &[i32]) -> Result<CheckedBoard, Strin
         score,
         hash: formats::board_hash(codes),
         doc,
+        board,
     })
 }
 

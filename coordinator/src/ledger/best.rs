@@ -50,8 +50,9 @@ pub const LINEAGE_ROUNDS: u64 = 80;
 /// The board a best job's rounds build on, and how long it has not improved.
 #[derive(Debug, Default)]
 pub(super) struct Lineage {
-    /// Its best board (checked when reported), decoded once here rather
-    /// than at every lease that restarts from it; `None` until it has one.
+    /// Its best board (checked when reported), kept decoded rather than
+    /// parsed from its BoardDoc at every lease that restarts from it;
+    /// `None` until it has one.
     board: Option<Board>,
     score: u32,
     /// Which lineage this is (0 the first): a lease remembers the one it
@@ -67,7 +68,10 @@ impl Lineage {
     /// `score`.
     pub(super) fn from_board(doc: &str, score: u32) -> Self {
         let mut lineage = Lineage::default();
-        lineage.offer(doc, score);
+        // Written by the coordinator's own check, so it decodes.
+        if let Ok(input) = e2_shared::formats::boarddoc::read(doc) {
+            lineage.offer(&input.board, score);
+        }
         lineage
     }
 
@@ -75,15 +79,12 @@ impl Lineage {
         self.generation
     }
 
-    /// A checked board (BoardDoc JSON) from one of this lineage's rounds.
-    pub(super) fn offer(&mut self, doc: &str, score: u32) {
+    /// A checked board from one of this lineage's rounds, scoring `score`.
+    pub(super) fn offer(&mut self, board: &Board, score: u32) {
         if self.board.is_none() || score > self.score {
-            // Written by the coordinator's own check, so it decodes.
-            if let Ok(input) = e2_shared::formats::boarddoc::read(doc) {
-                self.board = Some(input.board);
-                self.score = score;
-                self.idle = 0;
-            }
+            self.board = Some(board.clone());
+            self.score = score;
+            self.idle = 0;
         }
     }
 

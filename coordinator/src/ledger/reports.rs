@@ -229,7 +229,7 @@ impl Job {
                 }
             };
             if lineage == Some(self.lineage.generation()) {
-                self.lineage.offer(&checked.doc, checked.score);
+                self.lineage.offer(&checked.board, checked.score);
             }
             let key = (Reverse(checked.score), checked.hash);
             let full = self.best.len() >= self.rec.top_k.max(1) as usize;

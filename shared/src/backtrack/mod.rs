@@ -51,6 +51,7 @@ mod candidate;
 mod chain;
 mod checkpoint;
 mod classes;
+mod jit;
 mod masks;
 mod open;
 mod plan;

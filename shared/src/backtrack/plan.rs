@@ -25,6 +25,7 @@ use super::candidate::{colour_of, colour_shift, Candidate, COLOUR_MASK, MAX_CLAS
 use super::classes::{MemberAssigner, PieceClasses};
 use super::masks::RunMasks;
 use super::open::OpenPlan;
+use super::jit::Compiled;
 use super::strided::Strided;
 use super::tables::{CellView, Tables, NO_LOW_SIDE};
 use crate::error::{cell_place, Error, Result};
@@ -85,6 +86,9 @@ pub(crate) struct Plan {
     /// read (see `strided`): set for plans of at most `chain::CHAIN_LEVELS`
     /// levels.
     pub strided: Option<Strided>,
+    /// The compiled walks that counts on the strided tables take (see
+    /// `jit`), written when first needed.
+    pub compiled: Compiled,
     pub levels: Vec<Level>,
     /// Stock per class once pinned pieces are taken out.
     pub stock: Vec<u16>,
@@ -320,6 +324,7 @@ impl Plan {
             open,
             chained,
             strided,
+            compiled: Compiled::new(),
             levels,
             stock,
             pinned_board,

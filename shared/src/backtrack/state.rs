@@ -59,7 +59,6 @@ impl SearchState {
     }
 }
 
-/// The untried rest of a level's candidate run: `next..end`.
 /// Raw pointers to a state's board, stock and runs, for the chained walks
 /// (`chain`, `best::chained`): their levels reach the stacks through the
 /// walk's context rather than a borrow of the state, which the walk still
@@ -83,7 +82,10 @@ impl SearchState {
     }
 }
 
+/// The untried rest of a level's candidate run: `next..end`. Laid out as
+/// two `u32` in this order: the compiled walk (`jit`) reads it.
 #[derive(Debug, Clone, Copy)]
+#[repr(C)]
 pub(crate) struct Run {
     pub next: u32,
     pub end: u32,

@@ -83,7 +83,20 @@ impl Visitor for Count {
         false
     }
 
-    chained_by_chain!();
+    /// The compiled walk where there is one (see `jit`), else the chain.
+    fn chained(
+        &mut self,
+        plan: &Plan,
+        state: &mut SearchState,
+        leaf: usize,
+        entry: Entry,
+        counters: &mut Counters,
+        driver: &mut dyn Polls,
+    ) -> (RunEnd, Option<usize>) {
+        super::jit::count(plan, state, leaf, entry, counters, driver).unwrap_or_else(|| {
+            super::chain::walk(plan, state, leaf, entry, counters, driver, self)
+        })
+    }
 }
 
 /// Where a walk starts.

@@ -1,0 +1,496 @@
+//! The compiled walk: the chained walk's tree, as machine code written for
+//! one plan at run time (x86-64).
+//!
+//! The chained walk (`chain`) gives every level its own code, but that code
+//! is compiled once for every puzzle, so each level still reads what it
+//! knows about its cell (the cell, its neighbours, their shifts and
+//! factors, its table) from the plan at every descent, and every fourth
+//! level pays a call, a return and the saving of six registers. The engines
+//! that lead on raw node rate generate a program per puzzle instead, with
+//! all of that written into the code as constants. This module does the
+//! same inside e2, without a compiler at run time: it writes the x86-64
+//! instructions of the walk directly (through `dynasmrt`), one block per
+//! level, with the level's cell, neighbours, shifts, factors and table
+//! start as immediates, the board, stock, run stack, candidates and the
+//! countdown to the driver's next mark held in registers for the whole
+//! walk, and levels joined by jumps: placing falls through into the next
+//! level's block, an exhausted run jumps straight back to its parent's.
+//! Nothing is called and nothing is saved on descent but the level's run.
+//!
+//! What the code does per node is the chained walk's, line for line: read
+//! the run's next candidate, stop at the sentinel, skip a class that is out
+//! of stock, take one, write the word, count the node down to the mark,
+//! store the run, key the next level by the word just placed. The tree, the
+//! order, the nodes at which the driver is polled and the runs it reads are
+//! the same, so checkpoints, splits and resumes are exact; the tests hold
+//! it to the chained and plain walks on counts, per-depth nodes, budget
+//! stops, checkpoints, resumes and splits.
+//!
+//! It serves counts (the `Count` visitor, whose leaf only adds one); the
+//! other visitors and other architectures take the chained walk. The code
+//! for a plan and a leaf depth is written once and kept with the plan.
+//! The driver is polled outside the code: at the mark the code stores the
+//! level's run and returns the level; the walk polls as the chained walk
+//! does and re-enters the code at that level's placement.
+
+use std::sync::{Arc, Mutex};
+
+use super::plan::Plan;
+use super::poll::Polls;
+use super::state::{Counters, SearchState};
+use super::walk::Entry;
+use crate::search::RunEnd;
+
+/// A plan's compiled walks, one per leaf depth, written when first asked for.
+pub(crate) struct Compiled {
+    /// Whether counts take the compiled walk (a test clears it to compare).
+    pub enabled: bool,
+    walks: Mutex<Vec<(usize, Arc<code::Walk>)>>,
+}
+
+impl Compiled {
+    pub(crate) fn new() -> Self {
+        Compiled {
+            enabled: code::AVAILABLE,
+            walks: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The compiled walk down to `leaf` levels, or `None` when this plan or
+    /// this machine has none.
+    fn walk(&self, plan: &Plan, leaf: usize) -> Option<Arc<code::Walk>> {
+        if !self.enabled {
+            return None;
+        }
+        let mut walks = self.walks.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, walk)) = walks.iter().find(|(l, _)| *l == leaf) {
+            return Some(walk.clone());
+        }
+        let walk = Arc::new(code::Walk::new(plan, leaf)?);
+        walks.push((leaf, walk.clone()));
+        Some(walk)
+    }
+}
+
+impl Clone for Compiled {
+    /// A clone writes its own code when it needs it.
+    fn clone(&self) -> Self {
+        Compiled {
+            enabled: self.enabled,
+            walks: Mutex::new(Vec::new()),
+        }
+    }
+}
+
+impl std::fmt::Debug for Compiled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compiled")
+            .field("enabled", &self.enabled)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Counts the subtree from `entry` down to `leaf` levels with the compiled
+/// walk, as `chain::walk` does with the `Count` visitor; `None` when the
+/// plan has no compiled walk (then nothing was touched).
+pub(crate) fn count(
+    plan: &Plan,
+    state: &mut SearchState,
+    leaf: usize,
+    entry: Entry,
+    counters: &mut Counters,
+    driver: &mut dyn Polls,
+) -> Option<(RunEnd, Option<usize>)> {
+    let strided = plan.strided.as_ref()?;
+    let walk = plan.compiled.walk(plan, leaf)?;
+    assert!(state.runs.len() >= leaf && state.board.len() == plan.pinned_board.len());
+    assert!(state.stock.len() == plan.stock.len());
+    let (levels, offsets) = (&plan.levels, plan.tables.offsets());
+    let mut mark = driver.next_mark(counters.nodes).max(counters.nodes + 1);
+    let mut at = match entry {
+        Entry::Fresh => None,
+        Entry::Placed(top) => {
+            strided.rewrite_runs(levels, offsets, state, top, super::strided::Positions::Strided);
+            Some(top)
+        }
+    };
+    let mut countdown = mark - counters.nodes;
+    loop {
+        let word = match at {
+            None => state.board[plan.levels[0].hot_cell as usize],
+            Some(_) => 0,
+        };
+        let s = state.stacks();
+        let mut regs = code::Regs {
+            board: s.board,
+            stock: s.stock,
+            runs: s.runs.cast(),
+            candidates: strided.candidates.as_ptr(),
+            countdown,
+            solutions: counters.solutions,
+            word,
+        };
+        // SAFETY: the code was written for this plan's strided levels and
+        // this leaf; the pointers are this plan's candidates and a state
+        // of this plan (asserted above), whose bounds the plan guarantees
+        // as for the chained walk (see `code`).
+        let stopped = unsafe { walk.run(&mut regs, at) };
+        counters.solutions = regs.solutions;
+        countdown = regs.countdown;
+        let Some(d) = stopped else {
+            counters.nodes = mark - countdown;
+            return Some((RunEnd::Finished, None));
+        };
+        // The mark: level `d` just placed, its run stored.
+        debug_assert_eq!(countdown, 0);
+        counters.nodes = mark;
+        use super::strided::Positions::{Flat, Strided};
+        strided.rewrite_runs(levels, offsets, state, d, Flat);
+        let stop = driver.poll(plan, state, d, counters);
+        if let Some(stop) = stop {
+            return Some((stop, Some(d)));
+        }
+        strided.rewrite_runs(levels, offsets, state, d, Strided);
+        mark = driver
+            .next_mark(counters.nodes)
+            .max(counters.nodes + 1);
+        countdown = mark - counters.nodes;
+        at = Some(d);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod code {
+    //! The code writer. Registers for the whole walk:
+    //!
+    //! | register | holds |
+    //! |---|---|
+    //! | `rbx` | the board (`u32` words) |
+    //! | `rbp` | the stock (`u16` per class) |
+    //! | `r12` | the run stack (`next`, `end`: two `u32` per level) |
+    //! | `r13` | the strided candidates (`u32`) |
+    //! | `r14` | the countdown to the driver's next mark |
+    //! | `r15` | the [`Regs`] block the walk was entered with |
+    //! | `edx` | the word just placed (the next level's hot term) |
+    //! | `esi`, `r8d` | the current level's cursor and `end` |
+    //! | `eax`, `ecx` | scratch |
+    //!
+    //! Per level `d`, at cell `pos`, in code order:
+    //!
+    //! ```text
+    //! enter_d:  eax = (edx >> hot_shift) & hot_mask
+    //!           eax += ((board[cell_t] >> shift_t) & 31) * factor_t   (each key term)
+    //!           esi = eax + table;  r8d = OPEN_END
+    //! scan_d:   edx = candidates[esi]; if edx == SENTINEL goto after_{d-1}
+    //!           esi += 1; if stock[class(edx)] == 0 goto scan_d
+    //!           stock[class(edx)] -= 1; board[pos] = edx
+    //!           if --r14 == 0 goto poll_d
+    //! placed_d: runs[d] = (esi, r8d)                 (then into enter_{d+1})
+    //! ```
+    //!
+    //! and out of line `after_d` (the child's run is spent: reload the run,
+    //! give the piece back, go on scanning unless a split cut the run),
+    //! `poll_d` (store the run, return `d + 1`) and `resume_d` (reload the
+    //! run and the word, go to `placed_d`). The leaf level's `placed` adds
+    //! one solution, gives the piece back and scans on. Level 0's exhausted
+    //! run returns 0.
+    //!
+    //! Bounds: the code makes the accesses the chained walk makes, with the
+    //! same proof: board cells and levels are the plan's, a key lands in its
+    //! strided table whose every key ends at a sentinel, classes are below
+    //! the stock's length, `d < leaf ≤ runs.len()`.
+
+    use dynasmrt::{dynasm, x64::Assembler, DynasmApi, DynasmLabelApi, ExecutableBuffer};
+
+    use super::super::candidate::CLASS_MASK;
+    use super::super::plan::Plan;
+    use super::super::strided::{OPEN_END, SENTINEL};
+
+    pub(super) const AVAILABLE: bool = true;
+
+    /// What the code reads on entry and writes back on exit.
+    #[repr(C)]
+    pub(super) struct Regs {
+        pub board: *mut u32,
+        pub stock: *mut u16,
+        pub runs: *mut u32,
+        pub candidates: *const u32,
+        pub countdown: u64,
+        pub solutions: u64,
+        /// The word the first level is keyed by, on a fresh entry.
+        pub word: u32,
+    }
+
+    // Field offsets the code uses.
+    const BOARD: i32 = 0;
+    const STOCK: i32 = 8;
+    const RUNS: i32 = 16;
+    const CANDIDATES: i32 = 24;
+    const COUNTDOWN: i32 = 32;
+    const SOLUTIONS: i32 = 40;
+    const WORD: i32 = 48;
+    const _: () = {
+        assert!(std::mem::offset_of!(Regs, board) == BOARD as usize);
+        assert!(std::mem::offset_of!(Regs, stock) == STOCK as usize);
+        assert!(std::mem::offset_of!(Regs, runs) == RUNS as usize);
+        assert!(std::mem::offset_of!(Regs, candidates) == CANDIDATES as usize);
+        assert!(std::mem::offset_of!(Regs, countdown) == COUNTDOWN as usize);
+        assert!(std::mem::offset_of!(Regs, solutions) == SOLUTIONS as usize);
+        assert!(std::mem::offset_of!(Regs, word) == WORD as usize);
+    };
+
+    /// The code of one plan's walk down to one leaf depth.
+    pub(crate) struct Walk {
+        code: ExecutableBuffer,
+        /// The walk's one function: `fn(regs, entry) -> level + 1 | 0`.
+        start: usize,
+        /// Where a fresh walk enters: level 0's block.
+        fresh: usize,
+        /// Per level, where a walk resumes with that level placed.
+        resume: Vec<usize>,
+    }
+
+    impl Walk {
+        /// Writes the walk, or `None` when a constant does not fit its
+        /// instruction (never for boards up to 16×16).
+        pub(super) fn new(plan: &Plan, leaf: usize) -> Option<Walk> {
+            let strided = plan.strided.as_ref()?;
+            let levels = &strided.levels;
+            if leaf == 0 || leaf > levels.len() {
+                return None;
+            }
+            let fits = |v: u64| i32::try_from(v).is_ok();
+            for (d, l) in levels[..leaf].iter().enumerate() {
+                let ok = fits(u64::from(l.pos) * 4)
+                    && fits(u64::from(l.table))
+                    && fits(d as u64 * 8 + 4)
+                    && l.cold as usize <= l.terms.len()
+                    && l.terms[..l.cold as usize]
+                        .iter()
+                        .all(|t| fits(u64::from(t.cell) * 4) && fits(u64::from(t.factor)));
+                if !ok {
+                    return None;
+                }
+            }
+            let mut ops = Assembler::new().ok()?;
+            let enter: Vec<_> = (0..leaf).map(|_| ops.new_dynamic_label()).collect();
+            let scan: Vec<_> = (0..leaf).map(|_| ops.new_dynamic_label()).collect();
+            let placed: Vec<_> = (0..leaf).map(|_| ops.new_dynamic_label()).collect();
+            let after: Vec<_> = (0..leaf).map(|_| ops.new_dynamic_label()).collect();
+            let poll: Vec<_> = (0..leaf).map(|_| ops.new_dynamic_label()).collect();
+            let finished = ops.new_dynamic_label();
+            let exit = ops.new_dynamic_label();
+            let sentinel = SENTINEL as i32;
+            let open_end = OPEN_END as i32;
+            let class_mask = CLASS_MASK as i32;
+
+            // The function: save the callee-saved registers, load the
+            // walk's registers, jump to the entry (the second argument).
+            let start = ops.offset().0;
+            dynasm!(ops
+                ; .arch x64
+                ; push rbx
+                ; push rbp
+                ; push r12
+                ; push r13
+                ; push r14
+                ; push r15
+                ; sub rsp, 8
+                ; mov r15, rdi
+                ; mov rbx, QWORD [r15 + BOARD]
+                ; mov rbp, QWORD [r15 + STOCK]
+                ; mov r12, QWORD [r15 + RUNS]
+                ; mov r13, QWORD [r15 + CANDIDATES]
+                ; mov r14, QWORD [r15 + COUNTDOWN]
+                ; mov edx, DWORD [r15 + WORD]
+                ; jmp rsi
+            );
+
+            let fresh = ops.offset().0;
+            for d in 0..leaf {
+                let l = &levels[d];
+                let pos = l.pos as i32 * 4;
+                let run = d as i32 * 8;
+                let back = if d == 0 { finished } else { after[d - 1] };
+                dynasm!(ops
+                    ; .arch x64
+                    ; =>enter[d]
+                    ; mov eax, edx
+                );
+                if l.hot_shift > 0 {
+                    dynasm!(ops ; .arch x64 ; shr eax, l.hot_shift as i8);
+                }
+                dynasm!(ops ; .arch x64 ; and eax, l.hot_mask as i32);
+                for t in &l.terms[..l.cold as usize] {
+                    dynasm!(ops
+                        ; .arch x64
+                        ; mov ecx, DWORD [rbx + t.cell as i32 * 4]
+                    );
+                    if t.shift > 0 {
+                        dynasm!(ops ; .arch x64 ; shr ecx, t.shift as i8);
+                    }
+                    dynasm!(ops
+                        ; .arch x64
+                        ; and ecx, COLOUR_MASK
+                        ; imul ecx, ecx, t.factor as i32
+                        ; add eax, ecx
+                    );
+                }
+                dynasm!(ops
+                    ; .arch x64
+                    ; lea esi, [rax + l.table as i32]
+                    ; mov r8d, open_end
+                    ; =>scan[d]
+                    ; mov edx, DWORD [r13 + rsi * 4]
+                    ; cmp edx, sentinel
+                    ; je =>back
+                    ; add esi, 1
+                    ; mov eax, edx
+                    ; and eax, class_mask
+                    ; cmp WORD [rbp + rax * 2], 0
+                    ; je =>scan[d]
+                    ; sub WORD [rbp + rax * 2], 1
+                    ; mov DWORD [rbx + pos], edx
+                    ; sub r14, 1
+                    ; je =>poll[d]
+                    ; =>placed[d]
+                );
+                if d + 1 == leaf {
+                    // A leaf: one more solution; the piece goes back.
+                    dynasm!(ops
+                        ; .arch x64
+                        ; add QWORD [r15 + SOLUTIONS], 1
+                        ; mov eax, edx
+                        ; and eax, class_mask
+                        ; add WORD [rbp + rax * 2], 1
+                        ; cmp r8d, esi
+                        ; jbe =>back
+                        ; jmp =>scan[d]
+                    );
+                } else {
+                    // Into the next level's block, just below.
+                    dynasm!(ops
+                        ; .arch x64
+                        ; mov DWORD [r12 + run], esi
+                        ; mov DWORD [r12 + run + 4], r8d
+                    );
+                }
+            }
+
+            // Out of line, per level: the child's run is spent; the mark;
+            // a resumed walk.
+            let mut resume = Vec::with_capacity(leaf);
+            for d in 0..leaf {
+                let l = &levels[d];
+                let pos = l.pos as i32 * 4;
+                let run = d as i32 * 8;
+                let back = if d == 0 { finished } else { after[d - 1] };
+                dynasm!(ops
+                    ; .arch x64
+                    ; =>after[d]
+                    ; mov esi, DWORD [r12 + run]
+                    ; mov r8d, DWORD [r12 + run + 4]
+                    ; mov eax, DWORD [rbx + pos]
+                    ; and eax, class_mask
+                    ; add WORD [rbp + rax * 2], 1
+                    // A run is open (it ends at its sentinel) or cut where
+                    // its next candidate starts.
+                    ; cmp r8d, esi
+                    ; jbe =>back
+                    ; jmp =>scan[d]
+                    ; =>poll[d]
+                    ; mov DWORD [r12 + run], esi
+                    ; mov DWORD [r12 + run + 4], r8d
+                    ; mov eax, d as i32 + 1
+                    ; jmp =>exit
+                );
+                resume.push(ops.offset().0);
+                dynasm!(ops
+                    ; .arch x64
+                    ; mov esi, DWORD [r12 + run]
+                    ; mov r8d, DWORD [r12 + run + 4]
+                    ; mov edx, DWORD [rbx + pos]
+                    ; jmp =>placed[d]
+                );
+            }
+            dynasm!(ops
+                ; .arch x64
+                ; =>finished
+                ; xor eax, eax
+                ; =>exit
+                ; mov QWORD [r15 + COUNTDOWN], r14
+                ; add rsp, 8
+                ; pop r15
+                ; pop r14
+                ; pop r13
+                ; pop r12
+                ; pop rbp
+                ; pop rbx
+                ; ret
+            );
+            let code = ops.finalize().ok()?;
+            Some(Walk {
+                fresh,
+                code,
+                start,
+                resume,
+            })
+        }
+
+        /// Runs the walk from level 0 (`at` = `None`) or with levels
+        /// `0..=top` placed and their runs stored (`Some(top)`). Returns
+        /// `None` when the walk finished, `Some(d)` when the countdown
+        /// reached 0 with level `d` just placed and its run stored.
+        ///
+        /// # Safety
+        /// `regs` points at a state and strided candidates of the plan the
+        /// walk was written for, the countdown is at least 1, and with
+        /// `Some(top)` levels `0..=top` are placed with strided runs.
+        pub(super) unsafe fn run(&self, regs: &mut Regs, at: Option<usize>) -> Option<usize> {
+            let entry = match at {
+                None => self.fresh,
+                Some(top) => self.resume[top],
+            };
+            // SAFETY: `start` is the function written in `new`, whose
+            // calling convention is System V: the two arguments in rdi, rsi.
+            let f: unsafe extern "sysv64" fn(*mut Regs, *const u8) -> u64 =
+                unsafe { std::mem::transmute(self.code.ptr(dynasmrt::AssemblyOffset(self.start))) };
+            let entry = self.code.ptr(dynasmrt::AssemblyOffset(entry));
+            // SAFETY: see the function's contract.
+            let r = unsafe { f(regs, entry) };
+            r.checked_sub(1).map(|d| d as usize)
+        }
+    }
+
+    const COLOUR_MASK: i32 = super::super::candidate::COLOUR_MASK as i32;
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+mod code {
+    //! No code writer for this architecture: counts take the chained walk.
+    use super::super::plan::Plan;
+
+    pub(super) const AVAILABLE: bool = false;
+
+    pub(super) struct Regs {
+        pub board: *mut u32,
+        pub stock: *mut u16,
+        pub runs: *mut u32,
+        pub candidates: *const u32,
+        pub countdown: u64,
+        pub solutions: u64,
+        pub word: u32,
+    }
+
+    pub(crate) struct Walk;
+
+    impl Walk {
+        pub(super) fn new(_: &Plan, _: usize) -> Option<Walk> {
+            None
+        }
+
+        pub(super) unsafe fn run(&self, _: &mut Regs, _: Option<usize>) -> Option<usize> {
+            unreachable!("no walk is written on this architecture")
+        }
+    }
+}

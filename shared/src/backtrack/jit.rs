@@ -38,6 +38,7 @@ use std::sync::{Arc, Mutex};
 use super::plan::Plan;
 use super::poll::Polls;
 use super::state::{Counters, SearchState};
+use super::strided::OPEN_END;
 use super::walk::Entry;
 use crate::search::RunEnd;
 
@@ -116,6 +117,12 @@ pub(crate) fn count(
     };
     let mut countdown = mark - counters.nodes;
     loop {
+        // The code keeps each level's `end` in the run stack only, open
+        // unless a split cut it: the levels below the entry start open.
+        let below = at.map_or(0, |top| top + 1);
+        for run in &mut state.runs[below..leaf] {
+            run.end = OPEN_END;
+        }
         let word = match at {
             None => state.board[plan.levels[0].hot_cell as usize],
             Some(_) => 0,
@@ -200,7 +207,9 @@ mod code {
     //! strided table whose every key ends at a sentinel, classes are below
     //! the stock's length, `d < leaf ≤ runs.len()`.
 
-    use dynasmrt::{dynasm, x64::Assembler, DynasmApi, DynasmLabelApi, ExecutableBuffer};
+    use dynasmrt::{
+        dynasm, x64::Assembler, DynamicLabel, DynasmApi, DynasmLabelApi, ExecutableBuffer,
+    };
 
     use super::super::candidate::CLASS_MASK;
     use super::super::plan::Plan;
@@ -273,16 +282,23 @@ mod code {
                 }
             }
             let mut ops = Assembler::new().ok()?;
-            let enter: Vec<_> = (0..leaf).map(|_| ops.new_dynamic_label()).collect();
-            let scan: Vec<_> = (0..leaf).map(|_| ops.new_dynamic_label()).collect();
-            let placed: Vec<_> = (0..leaf).map(|_| ops.new_dynamic_label()).collect();
-            let after: Vec<_> = (0..leaf).map(|_| ops.new_dynamic_label()).collect();
-            let poll: Vec<_> = (0..leaf).map(|_| ops.new_dynamic_label()).collect();
+            let label = |ops: &mut Assembler| -> Vec<DynamicLabel> {
+                (0..leaf).map(|_| ops.new_dynamic_label()).collect()
+            };
+            let enter = label(&mut ops);
+            let scan = label(&mut ops);
+            let placed = label(&mut ops);
+            let after = label(&mut ops);
+            let spent = label(&mut ops);
+            let cut = label(&mut ops);
+            let poll = label(&mut ops);
             let finished = ops.new_dynamic_label();
             let exit = ops.new_dynamic_label();
             let sentinel = SENTINEL as i32;
             let open_end = OPEN_END as i32;
             let class_mask = CLASS_MASK as i32;
+            // Level d's cursor: esi (6) on even levels, edi (7) on odd.
+            let cursor = |d: usize| 6 + (d % 2) as u8;
 
             // The function: save the callee-saved registers, load the
             // walk's registers, jump to the entry (the second argument).
@@ -311,40 +327,42 @@ mod code {
                 let l = &levels[d];
                 let pos = l.pos as i32 * 4;
                 let run = d as i32 * 8;
-                let back = if d == 0 { finished } else { after[d - 1] };
+                let c = cursor(d);
+                // The key: the cold terms and the table first, off the
+                // path from the word just placed, then the hot term.
                 dynasm!(ops
                     ; .arch x64
                     ; =>enter[d]
-                    ; mov eax, edx
+                    ; mov ecx, l.table as i32
                 );
-                if l.hot_shift > 0 {
-                    dynasm!(ops ; .arch x64 ; shr eax, l.hot_shift as i8);
-                }
-                dynasm!(ops ; .arch x64 ; and eax, l.hot_mask as i32);
                 for t in &l.terms[..l.cold as usize] {
                     dynasm!(ops
                         ; .arch x64
-                        ; mov ecx, DWORD [rbx + t.cell as i32 * 4]
+                        ; mov eax, DWORD [rbx + t.cell as i32 * 4]
                     );
                     if t.shift > 0 {
-                        dynasm!(ops ; .arch x64 ; shr ecx, t.shift as i8);
+                        dynasm!(ops ; .arch x64 ; shr eax, t.shift as i8);
                     }
                     dynasm!(ops
                         ; .arch x64
-                        ; and ecx, COLOUR_MASK
-                        ; imul ecx, ecx, t.factor as i32
-                        ; add eax, ecx
+                        ; and eax, COLOUR_MASK
+                        ; imul eax, eax, t.factor as i32
+                        ; add ecx, eax
                     );
+                }
+                dynasm!(ops ; .arch x64 ; mov eax, edx);
+                if l.hot_shift > 0 {
+                    dynasm!(ops ; .arch x64 ; shr eax, l.hot_shift as i8);
                 }
                 dynasm!(ops
                     ; .arch x64
-                    ; lea esi, [rax + l.table as i32]
-                    ; mov r8d, open_end
+                    ; and eax, l.hot_mask as i32
+                    ; lea Rd(c), [rax + rcx]
                     ; =>scan[d]
-                    ; mov edx, DWORD [r13 + rsi * 4]
+                    ; mov edx, DWORD [r13 + Rq(c) * 4]
                     ; cmp edx, sentinel
-                    ; je =>back
-                    ; add esi, 1
+                    ; je =>spent[d]
+                    ; add Rd(c), 1
                     ; mov eax, edx
                     ; and eax, class_mask
                     ; cmp WORD [rbp + rax * 2], 0
@@ -363,52 +381,72 @@ mod code {
                         ; mov eax, edx
                         ; and eax, class_mask
                         ; add WORD [rbp + rax * 2], 1
-                        ; cmp r8d, esi
-                        ; jbe =>back
+                        ; cmp DWORD [r12 + run + 4], Rd(c)
+                        ; jbe =>cut[d]
                         ; jmp =>scan[d]
                     );
                 } else {
                     // Into the next level's block, just below.
                     dynasm!(ops
                         ; .arch x64
-                        ; mov DWORD [r12 + run], esi
-                        ; mov DWORD [r12 + run + 4], r8d
+                        ; mov DWORD [r12 + run], Rd(c)
                     );
                 }
             }
 
-            // Out of line, per level: the child's run is spent; the mark;
-            // a resumed walk.
+            // Out of line, per level: the child's run is spent; this
+            // level's run is spent; the mark; a resumed walk.
             let mut resume = Vec::with_capacity(leaf);
             for d in 0..leaf {
                 let l = &levels[d];
                 let pos = l.pos as i32 * 4;
                 let run = d as i32 * 8;
+                let c = cursor(d);
                 let back = if d == 0 { finished } else { after[d - 1] };
                 dynasm!(ops
                     ; .arch x64
                     ; =>after[d]
-                    ; mov esi, DWORD [r12 + run]
-                    ; mov r8d, DWORD [r12 + run + 4]
                     ; mov eax, DWORD [rbx + pos]
                     ; and eax, class_mask
                     ; add WORD [rbp + rax * 2], 1
                     // A run is open (it ends at its sentinel) or cut where
                     // its next candidate starts.
-                    ; cmp r8d, esi
-                    ; jbe =>back
+                    ; cmp DWORD [r12 + run + 4], Rd(c)
+                    ; jbe =>cut[d]
                     ; jmp =>scan[d]
+                    // A cut run is spent, and its level's next run is open.
+                    ; =>cut[d]
+                    ; mov DWORD [r12 + run + 4], open_end
+                    ; =>spent[d]
+                );
+                // This level's register is the grandparent's cursor again
+                // (the parent's register is intact: its other children
+                // that reached this depth restored it when they ended).
+                if d >= 2 {
+                    dynasm!(ops
+                        ; .arch x64
+                        ; mov Rd(c), DWORD [r12 + run - 16]
+                    );
+                }
+                dynasm!(ops
+                    ; .arch x64
+                    ; jmp =>back
                     ; =>poll[d]
-                    ; mov DWORD [r12 + run], esi
-                    ; mov DWORD [r12 + run + 4], r8d
+                    ; mov DWORD [r12 + run], Rd(c)
                     ; mov eax, d as i32 + 1
                     ; jmp =>exit
                 );
                 resume.push(ops.offset().0);
+                if d >= 1 {
+                    let p = cursor(d - 1);
+                    dynasm!(ops
+                        ; .arch x64
+                        ; mov Rd(p), DWORD [r12 + run - 8]
+                    );
+                }
                 dynasm!(ops
                     ; .arch x64
-                    ; mov esi, DWORD [r12 + run]
-                    ; mov r8d, DWORD [r12 + run + 4]
+                    ; mov Rd(c), DWORD [r12 + run]
                     ; mov edx, DWORD [rbx + pos]
                     ; jmp =>placed[d]
                 );

@@ -725,18 +725,21 @@ mod tests {
     }
 
     /// A backtracker for each walk, when the plan has masks: as planned
-    /// (the open walk when it can run the plan), masked, chained and plain.
-    fn walks(puzzle: &Puzzle, order: FillOrder) -> Option<[Backtracker; 4]> {
+    /// (the open walk when it can run the plan), masked, compiled (where
+    /// this machine has the compiled walk, else chained), chained and plain.
+    fn walks(puzzle: &Puzzle, order: FillOrder) -> Option<[Backtracker; 5]> {
         let planned = Backtracker::new(puzzle, order, &Prefix::new()).unwrap();
         planned.plan.masks.as_ref()?;
         let mut masked = planned.clone();
         masked.plan.open = None;
-        let mut chained = masked.clone();
-        chained.plan.masks = None;
-        assert!(chained.plan.chained);
+        let mut compiled = masked.clone();
+        compiled.plan.masks = None;
+        assert!(compiled.plan.chained);
+        let mut chained = compiled.clone();
+        chained.plan.compiled.enabled = false;
         let mut plain = chained.clone();
         plain.plan.chained = false;
-        Some([planned, masked, chained, plain])
+        Some([planned, masked, compiled, chained, plain])
     }
 
     #[test]
@@ -754,8 +757,8 @@ mod tests {
                     let masks = walks[0].plan.masks.as_ref().unwrap();
                     with_twice += (walks[0].plan.open.is_some() && masks.any_twice()) as usize;
                     let at = format!("{w}x{h} {seed} {order}");
-                    let whole = walks[3].count(&Limits::none());
-                    for walk in &mut walks[..3] {
+                    let whole = walks[4].count(&Limits::none());
+                    for walk in &mut walks[..4] {
                         assert_eq!(walk.count(&Limits::none()), whole, "{at}");
                     }
                     // Stopped at the same node: the same checkpoint, and
@@ -764,8 +767,8 @@ mod tests {
                         if budget >= whole.nodes {
                             continue;
                         }
-                        let stopped = walks[3].count(&Limits::nodes(budget));
-                        for walk in &mut walks[..3] {
+                        let stopped = walks[4].count(&Limits::nodes(budget));
+                        for walk in &mut walks[..4] {
                             assert_eq!(
                                 walk.count(&Limits::nodes(budget)),
                                 stopped,
@@ -783,9 +786,9 @@ mod tests {
                         }
                     }
                     // Depth-cut walks (prefixes, per-depth counts) agree too.
-                    let depths = walks[3].nodes_per_depth(6);
-                    let prefixes = walks[3].prefixes(3);
-                    for walk in &mut walks[..3] {
+                    let depths = walks[4].nodes_per_depth(6);
+                    let prefixes = walks[4].prefixes(3);
+                    for walk in &mut walks[..4] {
                         assert_eq!(walk.nodes_per_depth(6), depths, "{at}");
                         assert_eq!(walk.prefixes(3), prefixes, "{at}");
                     }
@@ -842,7 +845,8 @@ mod tests {
                 FillOrder::ColumnMajor,
                 FillOrder::RowMajorBottomUp,
             ] {
-                let Some([mut open, mut masked, mut chained, mut plain]) = walks(&puzzle, order)
+                let Some([mut open, mut masked, mut compiled, mut chained, mut plain]) =
+                    walks(&puzzle, order)
                 else {
                     continue;
                 };
@@ -857,7 +861,7 @@ mod tests {
                 let at = format!("6x6 {seed} {order}");
                 let (budget, every) = (3 * POLL_INTERVAL + 17, POLL_INTERVAL / 3 + 5);
                 let a = driven(&mut plain, budget, every);
-                for walk in [&mut open, &mut masked, &mut chained] {
+                for walk in [&mut open, &mut masked, &mut compiled, &mut chained] {
                     assert_eq!(driven(walk, budget, every), a, "{at}");
                 }
                 checkpoints += a.0.len();

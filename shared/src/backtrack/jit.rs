@@ -35,7 +35,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use super::plan::Plan;
+use super::candidate::COLOUR_MASK;
+use super::plan::{Level, Plan, Term};
 use super::poll::Polls;
 use super::state::{Counters, SearchState};
 use super::strided::OPEN_END;
@@ -116,6 +117,7 @@ pub(crate) fn count(
         }
     };
     let mut countdown = mark - counters.nodes;
+    let mut slots = vec![0u32; leaf];
     loop {
         // The code keeps each level's `end` in the run stack only, open
         // unless a split cut it: the levels below the entry start open.
@@ -127,6 +129,9 @@ pub(crate) fn count(
             None => state.board[plan.levels[0].hot_cell as usize],
             Some(_) => 0,
         };
+        for (slot, level) in slots.iter_mut().zip(&strided.levels) {
+            *slot = cold_part(level, &state.board);
+        }
         let s = state.stacks();
         let mut regs = code::Regs {
             board: s.board,
@@ -136,6 +141,7 @@ pub(crate) fn count(
             countdown,
             solutions: counters.solutions,
             word,
+            slots: slots.as_mut_ptr(),
         };
         // SAFETY: the code was written for this plan's strided levels and
         // this leaf; the pointers are this plan's candidates and a state
@@ -164,6 +170,19 @@ pub(crate) fn count(
         countdown = mark - counters.nodes;
         at = Some(d);
     }
+}
+
+/// A level's key without its hot term: the table's start plus its cold
+/// terms, read from `board`; what the code keeps per level in its slots.
+fn cold_part(level: &Level, board: &[u32]) -> u32 {
+    level.terms[..level.cold as usize]
+        .iter()
+        .fold(level.table, |key, t| key.wrapping_add(term(t, board[t.cell as usize])))
+}
+
+/// One key term's value for the word on its cell.
+fn term(t: &Term, word: u32) -> u32 {
+    ((word >> t.shift) & COLOUR_MASK).wrapping_mul(t.factor)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -212,7 +231,7 @@ mod code {
     };
 
     use super::super::candidate::CLASS_MASK;
-    use super::super::plan::Plan;
+    use super::super::plan::{Plan, Term};
     use super::super::strided::{OPEN_END, SENTINEL};
 
     pub(super) const AVAILABLE: bool = true;
@@ -228,6 +247,8 @@ mod code {
         pub solutions: u64,
         /// The word the first level is keyed by, on a fresh entry.
         pub word: u32,
+        /// Per level, its key's cold part (see [`cold_part`]).
+        pub slots: *mut u32,
     }
 
     // Field offsets the code uses.
@@ -238,6 +259,7 @@ mod code {
     const COUNTDOWN: i32 = 32;
     const SOLUTIONS: i32 = 40;
     const WORD: i32 = 48;
+    const SLOTS: i32 = 56;
     const _: () = {
         assert!(std::mem::offset_of!(Regs, board) == BOARD as usize);
         assert!(std::mem::offset_of!(Regs, stock) == STOCK as usize);
@@ -246,6 +268,7 @@ mod code {
         assert!(std::mem::offset_of!(Regs, countdown) == COUNTDOWN as usize);
         assert!(std::mem::offset_of!(Regs, solutions) == SOLUTIONS as usize);
         assert!(std::mem::offset_of!(Regs, word) == WORD as usize);
+        assert!(std::mem::offset_of!(Regs, slots) == SLOTS as usize);
     };
 
     /// The code of one plan's walk down to one leaf depth.
@@ -281,6 +304,7 @@ mod code {
                     return None;
                 }
             }
+            let cold = ColdParts::new(plan, leaf);
             let mut ops = Assembler::new().ok()?;
             let label = |ops: &mut Assembler| -> Vec<DynamicLabel> {
                 (0..leaf).map(|_| ops.new_dynamic_label()).collect()
@@ -318,6 +342,7 @@ mod code {
                 ; mov r12, QWORD [r15 + RUNS]
                 ; mov r13, QWORD [r15 + CANDIDATES]
                 ; mov r14, QWORD [r15 + COUNTDOWN]
+                ; mov r9, QWORD [r15 + SLOTS]
                 ; mov edx, DWORD [r15 + WORD]
                 ; jmp rsi
             );
@@ -328,27 +353,13 @@ mod code {
                 let pos = l.pos as i32 * 4;
                 let run = d as i32 * 8;
                 let c = cursor(d);
-                // The key: the cold terms and the table first, off the
-                // path from the word just placed, then the hot term.
-                dynasm!(ops
-                    ; .arch x64
-                    ; =>enter[d]
-                    ; mov ecx, l.table as i32
-                );
-                for t in &l.terms[..l.cold as usize] {
-                    dynasm!(ops
-                        ; .arch x64
-                        ; mov eax, DWORD [rbx + t.cell as i32 * 4]
-                    );
-                    if t.shift > 0 {
-                        dynasm!(ops ; .arch x64 ; shr eax, t.shift as i8);
-                    }
-                    dynasm!(ops
-                        ; .arch x64
-                        ; and eax, COLOUR_MASK
-                        ; imul eax, eax, t.factor as i32
-                        ; add ecx, eax
-                    );
+                // The key: its cold part (a constant, or the slot the
+                // last of its cells wrote when it was placed), then the
+                // hot term.
+                dynasm!(ops ; .arch x64 ; =>enter[d]);
+                match cold[d].last {
+                    None => dynasm!(ops ; .arch x64 ; mov ecx, cold[d].constant as i32),
+                    Some(_) => dynasm!(ops ; .arch x64 ; mov ecx, DWORD [r9 + d as i32 * 4]),
                 }
                 dynasm!(ops ; .arch x64 ; mov eax, edx);
                 if l.hot_shift > 0 {
@@ -373,6 +384,27 @@ mod code {
                     ; je =>poll[d]
                     ; =>placed[d]
                 );
+                // The cold parts this placement completes.
+                for (e, part) in cold.iter().enumerate().filter(|(_, p)| p.last == Some(d)) {
+                    dynasm!(ops ; .arch x64 ; mov ecx, part.constant as i32);
+                    for t in &part.terms {
+                        if t.cell == l.pos as u16 {
+                            dynasm!(ops ; .arch x64 ; mov eax, edx);
+                        } else {
+                            dynasm!(ops ; .arch x64 ; mov eax, DWORD [rbx + t.cell as i32 * 4]);
+                        }
+                        if t.shift > 0 {
+                            dynasm!(ops ; .arch x64 ; shr eax, t.shift as i8);
+                        }
+                        dynasm!(ops
+                            ; .arch x64
+                            ; and eax, COLOUR_MASK
+                            ; imul eax, eax, t.factor as i32
+                            ; add ecx, eax
+                        );
+                    }
+                    dynasm!(ops ; .arch x64 ; mov DWORD [r9 + e as i32 * 4], ecx);
+                }
                 if d + 1 == leaf {
                     // A leaf: one more solution; the piece goes back.
                     dynasm!(ops
@@ -501,6 +533,53 @@ mod code {
     }
 
     const COLOUR_MASK: i32 = super::super::candidate::COLOUR_MASK as i32;
+
+    /// How the code finds each level's cold part: the terms on pinned
+    /// cells are constants; the rest is computed when the last of the
+    /// level's cells to be placed is placed (a cell of a level above
+    /// changes only after that one is placed again), not at every entry
+    /// into the level.
+    struct ColdPart {
+        constant: u32,
+        terms: Vec<Term>,
+        /// The level whose placement completes the part; `None` when the
+        /// part is `constant`.
+        last: Option<usize>,
+    }
+
+    struct ColdParts;
+
+    impl ColdParts {
+        #[allow(clippy::new_ret_no_self)]
+        fn new(plan: &Plan, leaf: usize) -> Vec<ColdPart> {
+            let levels = &plan.strided.as_ref().expect("checked by the caller").levels;
+            let mut level_of = vec![None; plan.pinned_board.len()];
+            for (d, l) in levels.iter().enumerate() {
+                level_of[l.pos as usize] = Some(d);
+            }
+            levels[..leaf]
+                .iter()
+                .enumerate()
+                .map(|(d, l)| {
+                    let mut part = ColdPart { constant: l.table, terms: Vec::new(), last: None };
+                    for t in &l.terms[..l.cold as usize] {
+                        match level_of[t.cell as usize] {
+                            Some(j) => {
+                                assert!(j < d, "a key term reads a cell placed before");
+                                part.terms.push(*t);
+                                part.last = part.last.max(Some(j));
+                            }
+                            None => {
+                                let word = plan.pinned_board[t.cell as usize];
+                                part.constant = part.constant.wrapping_add(super::term(t, word));
+                            }
+                        }
+                    }
+                    part
+                })
+                .collect()
+        }
+    }
 }
 
 #[cfg(not(target_arch = "x86_64"))]
@@ -518,6 +597,7 @@ mod code {
         pub countdown: u64,
         pub solutions: u64,
         pub word: u32,
+        pub slots: *mut u32,
     }
 
     pub(crate) struct Walk;

@@ -39,7 +39,7 @@ use super::candidate::COLOUR_MASK;
 use super::plan::{Level, Plan, Term};
 use super::poll::Polls;
 use super::state::{Counters, SearchState};
-use super::strided::OPEN_END;
+use super::strided::{Positions, OPEN_END};
 use super::walk::Entry;
 use crate::search::RunEnd;
 
@@ -112,7 +112,7 @@ pub(crate) fn count(
     let mut at = match entry {
         Entry::Fresh => None,
         Entry::Placed(top) => {
-            strided.rewrite_runs(levels, offsets, state, top, super::strided::Positions::Strided);
+            strided.rewrite_runs(levels, offsets, state, top, Positions::Strided);
             Some(top)
         }
     };
@@ -154,19 +154,17 @@ pub(crate) fn count(
             counters.nodes = mark - countdown;
             return Some((RunEnd::Finished, None));
         };
-        // The mark: level `d` just placed, its run stored.
+        // The mark, with level `d` just placed and its cursor stored: the
+        // driver's poll, as the chained walk makes it, on flat runs.
         debug_assert_eq!(countdown, 0);
         counters.nodes = mark;
-        use super::strided::Positions::{Flat, Strided};
-        strided.rewrite_runs(levels, offsets, state, d, Flat);
+        strided.rewrite_runs(levels, offsets, state, d, Positions::Flat);
         let stop = driver.poll(plan, state, d, counters);
         if let Some(stop) = stop {
             return Some((stop, Some(d)));
         }
-        strided.rewrite_runs(levels, offsets, state, d, Strided);
-        mark = driver
-            .next_mark(counters.nodes)
-            .max(counters.nodes + 1);
+        strided.rewrite_runs(levels, offsets, state, d, Positions::Strided);
+        mark = driver.next_mark(counters.nodes).max(counters.nodes + 1);
         countdown = mark - counters.nodes;
         at = Some(d);
     }
@@ -177,7 +175,9 @@ pub(crate) fn count(
 fn cold_part(level: &Level, board: &[u32]) -> u32 {
     level.terms[..level.cold as usize]
         .iter()
-        .fold(level.table, |key, t| key.wrapping_add(term(t, board[t.cell as usize])))
+        .fold(level.table, |key, t| {
+            key.wrapping_add(term(t, board[t.cell as usize]))
+        })
 }
 
 /// One key term's value for the word on its cell.
@@ -195,31 +195,41 @@ mod code {
     //! | `rbp` | the stock (`u16` per class) |
     //! | `r12` | the run stack (`next`, `end`: two `u32` per level) |
     //! | `r13` | the strided candidates (`u32`) |
+    //! | `r9` | the cold parts of the levels' keys (`u32` per level) |
     //! | `r14` | the countdown to the driver's next mark |
     //! | `r15` | the [`Regs`] block the walk was entered with |
     //! | `edx` | the word just placed (the next level's hot term) |
-    //! | `esi`, `r8d` | the current level's cursor and `end` |
+    //! | `esi`, `edi` | the cursors of the even and the odd levels |
     //! | `eax`, `ecx` | scratch |
     //!
-    //! Per level `d`, at cell `pos`, in code order:
+    //! Per level `d`, at cell `pos`, with `c` its cursor register, in code
+    //! order:
     //!
     //! ```text
-    //! enter_d:  eax = (edx >> hot_shift) & hot_mask
-    //!           eax += ((board[cell_t] >> shift_t) & 31) * factor_t   (each key term)
-    //!           esi = eax + table;  r8d = OPEN_END
-    //! scan_d:   edx = candidates[esi]; if edx == SENTINEL goto after_{d-1}
-    //!           esi += 1; if stock[class(edx)] == 0 goto scan_d
+    //! enter_d:  c = cold[d] + ((edx >> hot_shift) & hot_mask)
+    //! scan_d:   edx = candidates[c]; if edx == SENTINEL goto spent_d
+    //!           c += 1; if stock[class(edx)] == 0 goto scan_d
     //!           stock[class(edx)] -= 1; board[pos] = edx
     //!           if --r14 == 0 goto poll_d
-    //! placed_d: runs[d] = (esi, r8d)                 (then into enter_{d+1})
+    //! placed_d: for each level e whose key this cell completes:
+    //!               cold[e] = table_e + Σ ((word on cell_t >> shift_t) & 31) · factor_t
+    //!           runs[d].next = c                     (then into enter_{d+1})
     //! ```
     //!
-    //! and out of line `after_d` (the child's run is spent: reload the run,
-    //! give the piece back, go on scanning unless a split cut the run),
-    //! `poll_d` (store the run, return `d + 1`) and `resume_d` (reload the
-    //! run and the word, go to `placed_d`). The leaf level's `placed` adds
-    //! one solution, gives the piece back and scans on. Level 0's exhausted
-    //! run returns 0.
+    //! `cold[d]` is an immediate when every cold term of level `d` is on a
+    //! pinned cell. Out of line, per level: `after_d` (the child's run is
+    //! spent: give this level's piece back, scan on unless a split cut the
+    //! run), `spent_d` (load the grandparent's cursor into `c`, which the
+    //! parent does not use, then go to `after_{d-1}`), `poll_d` (store the
+    //! cursor, return `d + 1`) and `resume_d` (load this level's and the
+    //! parent's cursors and the word, go to `placed_d`). So a level returns
+    //! to a parent whose cursor is still in its register: the cursor is
+    //! not reloaded on the path from a spent run to the parent's next
+    //! candidate, which is the path a mispredicted run end waits on. A
+    //! run's `end` stays in the run stack: open unless a split cut it, read
+    //! only when the level's child is spent. The leaf level's `placed` adds
+    //! one solution, gives the piece back and scans on. Level 0's spent run
+    //! returns 0.
     //!
     //! Bounds: the code makes the accesses the chained walk makes, with the
     //! same proof: board cells and levels are the plan's, a key lands in its
@@ -227,7 +237,9 @@ mod code {
     //! the stock's length, `d < leaf ≤ runs.len()`.
 
     use dynasmrt::{
-        dynasm, x64::Assembler, DynamicLabel, DynasmApi, DynasmLabelApi, ExecutableBuffer,
+        dynasm,
+        x64::{Assembler, Rq},
+        DynamicLabel, DynasmApi, DynasmLabelApi, ExecutableBuffer,
     };
 
     use super::super::candidate::CLASS_MASK;
@@ -321,8 +333,14 @@ mod code {
             let sentinel = SENTINEL as i32;
             let open_end = OPEN_END as i32;
             let class_mask = CLASS_MASK as i32;
-            // Level d's cursor: esi (6) on even levels, edi (7) on odd.
-            let cursor = |d: usize| 6 + (d % 2) as u8;
+            // Level d's cursor: esi on even levels, edi on odd.
+            let cursor = |d: usize| {
+                if d.is_multiple_of(2) {
+                    Rq::RSI
+                } else {
+                    Rq::RDI
+                }
+            };
 
             // The function: save the callee-saved registers, load the
             // walk's registers, jump to the entry (the second argument).
@@ -437,7 +455,6 @@ mod code {
                 let back = if d == 0 { finished } else { after[d - 1] };
                 dynasm!(ops
                     ; .arch x64
-                    ; .align 16
                     ; =>after[d]
                     ; mov eax, DWORD [rbx + pos]
                     ; and eax, class_mask
@@ -562,7 +579,11 @@ mod code {
                 .iter()
                 .enumerate()
                 .map(|(d, l)| {
-                    let mut part = ColdPart { constant: l.table, terms: Vec::new(), last: None };
+                    let mut part = ColdPart {
+                        constant: l.table,
+                        terms: Vec::new(),
+                        last: None,
+                    };
                     for t in &l.terms[..l.cold as usize] {
                         match level_of[t.cell as usize] {
                             Some(j) => {
@@ -657,7 +678,9 @@ mod tests {
             }
             let stopped = walks[2].count(&Limits::nodes(part));
             let cp = stopped.checkpoint.clone().expect("stopped early");
-            let rest = walks[2].resume(&cp, &Limits::nodes(budget), |_| {}).unwrap();
+            let rest = walks[2]
+                .resume(&cp, &Limits::nodes(budget), |_| {})
+                .unwrap();
             if whole.checkpoint.is_none() {
                 assert_eq!((rest.solutions, rest.nodes), (whole.solutions, whole.nodes));
             }
@@ -709,7 +732,13 @@ mod tests {
                 ..GenSpec::square(16, seed)
             };
             let puzzle = generate(&spec).unwrap().puzzle;
-            agree(&puzzle, FillOrder::RowMajor, 1_000_000, 4, &format!("16x16 {seed}"));
+            agree(
+                &puzzle,
+                FillOrder::RowMajor,
+                1_000_000,
+                4,
+                &format!("16x16 {seed}"),
+            );
         }
     }
 }

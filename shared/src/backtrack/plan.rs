@@ -23,9 +23,9 @@
 
 use super::candidate::{colour_of, colour_shift, Candidate, COLOUR_MASK, MAX_CLASSES};
 use super::classes::{MemberAssigner, PieceClasses};
+use super::jit::Compiled;
 use super::masks::RunMasks;
 use super::open::OpenPlan;
-use super::jit::Compiled;
 use super::strided::Strided;
 use super::tables::{CellView, Tables, NO_LOW_SIDE};
 use crate::error::{cell_place, Error, Result};

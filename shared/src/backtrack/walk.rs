@@ -93,9 +93,8 @@ impl Visitor for Count {
         counters: &mut Counters,
         driver: &mut dyn Polls,
     ) -> (RunEnd, Option<usize>) {
-        super::jit::count(plan, state, leaf, entry, counters, driver).unwrap_or_else(|| {
-            super::chain::walk(plan, state, leaf, entry, counters, driver, self)
-        })
+        super::jit::count(plan, state, leaf, entry, counters, driver)
+            .unwrap_or_else(|| super::chain::walk(plan, state, leaf, entry, counters, driver, self))
     }
 }
 

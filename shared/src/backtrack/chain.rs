@@ -31,7 +31,9 @@
 //! strided positions while it runs, in flat ones whenever the driver reads
 //! them), so checkpoints, splits and resumes are exact; a test holds the
 //! walks to the same counts, nodes and checkpoints. Plans deeper than
-//! [`CHAIN_LEVELS`] levels take the plain walk.
+//! [`CHAIN_LEVELS`] levels take the plain walk. Counts on x86-64 take the
+//! same walk written as machine code for their plan (`jit`), which
+//! carries each level's constants in the code itself.
 
 use super::candidate::{class_of, Candidate};
 use super::plan::{Level, Plan};

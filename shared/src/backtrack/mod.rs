@@ -22,7 +22,10 @@
 //!   first-solution and prefix enumeration; `open` walks the same tree
 //!   for counts on sets of unique pieces, expanding a node's children at
 //!   once onto a stack of open nodes, and lends the masked walk each poll
-//!   so that the driver sees the same walk; `poll` is how it hears its
+//!   so that the driver sees the same walk; `chain` is the walk with one
+//!   copy of its code per level, and `jit` the same walk written as
+//!   machine code for one plan at run time, which counts take on x86-64;
+//!   `poll` is how it hears its
 //!   driver, `checkpoint` how its position is saved and laid back, and
 //!   `split` how it gives untried branches away.
 //! - `probe` shows the same tree to Knuth's estimator (`crate::estimate`).

@@ -4,8 +4,9 @@
 //! plans with class masks (see `masks`), visits only the classes of a run
 //! still in stock; the plain walk tests each candidate of the run against
 //! the stock. The plain walk also has a copy with one piece of code per
-//! level (`chain`), which plans of up to 256 levels take. A test holds
-//! them to the same counts, nodes and checkpoints.
+//! level (`chain`), which plans of up to 256 levels take, and counts on
+//! x86-64 take that copy written as machine code for their plan (`jit`).
+//! A test holds them to the same counts, nodes and checkpoints.
 //!
 //! No recursion and no allocation: per level the stack keeps the rest of
 //! the level's candidate run, the board keeps the placed words, and the

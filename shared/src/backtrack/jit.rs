@@ -15,12 +15,13 @@
 //! countdown to the driver's next mark held in registers for the whole
 //! walk, and levels joined by jumps: placing falls through into the next
 //! level's block, an exhausted run jumps straight back to its parent's.
-//! Nothing is called and nothing is saved on descent but the level's run.
+//! Nothing is called and nothing is saved on descent but the level's
+//! cursor.
 //!
 //! What the code does per node is the chained walk's, line for line: read
 //! the run's next candidate, stop at the sentinel, skip a class that is out
 //! of stock, take one, write the word, count the node down to the mark,
-//! store the run, key the next level by the word just placed. The tree, the
+//! store the cursor, key the next level by the word just placed. The tree, the
 //! order, the nodes at which the driver is polled and the runs it reads are
 //! the same, so checkpoints, splits and resumes are exact; the tests hold
 //! it to the chained and plain walks on counts, per-depth nodes, budget
@@ -133,7 +134,7 @@ pub(crate) fn count(
             *slot = cold_part(level, &state.board);
         }
         let s = state.stacks();
-        let mut regs = code::Regs {
+        let mut regs = Regs {
             board: s.board,
             stock: s.stock,
             runs: s.runs.cast(),
@@ -168,6 +169,21 @@ pub(crate) fn count(
         countdown = mark - counters.nodes;
         at = Some(d);
     }
+}
+
+/// What the code reads on entry and writes back on exit.
+#[repr(C)]
+struct Regs {
+    board: *mut u32,
+    stock: *mut u16,
+    runs: *mut u32,
+    candidates: *const u32,
+    countdown: u64,
+    solutions: u64,
+    /// The word the first level is keyed by, on a fresh entry.
+    word: u32,
+    /// Per level, its key's cold part (see [`cold_part`]).
+    slots: *mut u32,
 }
 
 /// A level's key without its hot term: the table's start plus its cold
@@ -245,23 +261,9 @@ mod code {
     use super::super::candidate::CLASS_MASK;
     use super::super::plan::{Plan, Term};
     use super::super::strided::{OPEN_END, SENTINEL};
+    use super::Regs;
 
     pub(super) const AVAILABLE: bool = true;
-
-    /// What the code reads on entry and writes back on exit.
-    #[repr(C)]
-    pub(super) struct Regs {
-        pub board: *mut u32,
-        pub stock: *mut u16,
-        pub runs: *mut u32,
-        pub candidates: *const u32,
-        pub countdown: u64,
-        pub solutions: u64,
-        /// The word the first level is keyed by, on a fresh entry.
-        pub word: u32,
-        /// Per level, its key's cold part (see [`cold_part`]).
-        pub slots: *mut u32,
-    }
 
     // Field offsets the code uses.
     const BOARD: i32 = 0;
@@ -307,11 +309,12 @@ mod code {
             for (d, l) in levels[..leaf].iter().enumerate() {
                 let ok = fits(u64::from(l.pos) * 4)
                     && fits(u64::from(l.table))
+                    && l.hot_shift < 32
                     && fits(d as u64 * 8 + 4)
                     && l.cold as usize <= l.terms.len()
-                    && l.terms[..l.cold as usize]
-                        .iter()
-                        .all(|t| fits(u64::from(t.cell) * 4) && fits(u64::from(t.factor)));
+                    && l.terms[..l.cold as usize].iter().all(|t| {
+                        fits(u64::from(t.cell) * 4) && fits(u64::from(t.factor)) && t.shift < 32
+                    });
                 if !ok {
                     return None;
                 }
@@ -608,21 +611,9 @@ mod code {
 mod code {
     //! No code writer for this architecture: counts take the chained walk.
     use super::super::plan::Plan;
+    use super::Regs;
 
     pub(super) const AVAILABLE: bool = false;
-
-    // Filled by the caller, never read: no code runs here.
-    #[allow(dead_code)]
-    pub(super) struct Regs {
-        pub board: *mut u32,
-        pub stock: *mut u16,
-        pub runs: *mut u32,
-        pub candidates: *const u32,
-        pub countdown: u64,
-        pub solutions: u64,
-        pub word: u32,
-        pub slots: *mut u32,
-    }
 
     pub(crate) struct Walk;
 

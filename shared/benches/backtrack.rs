@@ -7,6 +7,12 @@
 //! 500); for the best-score search (default: `BestConfig::break_tolerant`)
 //! `breaks=`, `ramp=`, `restart=` (millions of nodes per run, 0 = never),
 //! `order=`, `seed=`, `variants=` (how many of the ten). Skips with a notice when the data directory is absent.
+//!
+//! `throughput` and `best` run an anchor on each variant right after e2
+//! (`../shared/anchors/run.sh`: `jit` for the node rate, `blackwood` for
+//! the score, for about as long) and print the ratio or the difference,
+//! since these hosts differ by 1.5× from one to the next; `anchor=none`
+//! skips them.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -37,8 +43,12 @@ fn main() {
         eprintln!("skipping: data directory {} is absent", data.display());
         return;
     }
+    // The anchors, run on the same inputs in the same run: a rate or a
+    // score alone says nothing across hosts. `anchor=none` skips them.
+    let anchors = data.join("../anchors/run.sh");
+    let anchor = (keys.get("anchor") != Some(&"none") && anchors.is_file()).then_some(anchors);
     let variants: Vec<_> = (0..10)
-        .map(|n| common::load_puzzle(&data.join(format!("variants/variant_{n:02}.json"))))
+        .map(|n| common::load_puzzle(std::path::Path::new(&variant_path(&data, n))))
         .collect();
 
     if wanted("throughput") {
@@ -47,11 +57,12 @@ fn main() {
             .map_or(500, |v| v.parse().expect("nodes="));
         println!("strict row scan, one thread, {millions}M nodes per variant");
         println!(
-            "{:<40} {:>12} {:>9} {:>10} {:>12}",
-            "variant", "nodes", "seconds", "Mnodes/s", "Mnodes/cpu-s"
+            "{:<40} {:>12} {:>9} {:>10} {:>12} {:>9} {:>7}",
+            "variant", "nodes", "seconds", "Mnodes/s", "Mnodes/cpu-s", "jit M/s", "ratio"
         );
         let (mut all_nodes, mut all_secs, mut all_cpu) = (0u64, 0f64, 0f64);
-        for v in &variants {
+        let mut ratios = Vec::new();
+        for (n, v) in variants.iter().enumerate() {
             let mut bt = Backtracker::new(v, FillOrder::RowMajor, &Prefix::new()).unwrap();
             let limits = Limits {
                 max_nodes: Some(millions * 1_000_000),
@@ -67,13 +78,25 @@ fn main() {
             all_nodes += report.nodes;
             all_secs += secs;
             all_cpu += cpu;
+            let rate = report.nodes as f64 / secs / 1e6;
+            // The anchor on the same variant, right after, for about as long.
+            let theirs = anchor.as_ref().and_then(|run_sh| {
+                let seconds = secs.ceil().max(1.0).to_string();
+                let line = run_anchor(run_sh, &["jit", &variant_path(&data, n), &seconds])?;
+                Some(line.get("nodes_per_s")?.as_f64()? / 1e6)
+            });
+            if let Some(jit) = theirs {
+                ratios.push(rate / jit);
+            }
             println!(
-                "{:<40} {:>12} {:>9.2} {:>10.1} {:>12.1}",
+                "{:<40} {:>12} {:>9.2} {:>10.1} {:>12.1} {:>9} {:>7}",
                 v.name,
                 report.nodes,
                 secs,
-                report.nodes as f64 / secs / 1e6,
-                report.nodes as f64 / cpu / 1e6
+                rate,
+                report.nodes as f64 / cpu / 1e6,
+                theirs.map_or("-".into(), |j| format!("{j:.1}")),
+                theirs.map_or("-".into(), |j| format!("{:.3}", rate / j)),
             );
         }
         println!(
@@ -84,10 +107,16 @@ fn main() {
             all_nodes as f64 / all_secs / 1e6,
             all_nodes as f64 / all_cpu / 1e6
         );
-        println!(
-            "target: >= 100 M nodes/s; fastest published engines 104-111 M/s, \
-             a Blackwood-style engine about 40-50 M/s (same machine kind)\n"
-        );
+        match ratios.len() {
+            0 => println!("no anchor ran ({ANCHOR_HELP}): these rates alone compare nothing\n"),
+            n => println!(
+                "e2 against the jit anchor (run.sh jit, the same variant right after): \
+                 mean ratio {:.3} over {n} variants, {:.3} to {:.3}\n",
+                ratios.iter().sum::<f64>() / n as f64,
+                ratios.iter().cloned().fold(f64::INFINITY, f64::min),
+                ratios.iter().cloned().fold(0.0, f64::max),
+            ),
+        }
     }
 
     if wanted("best") {
@@ -119,30 +148,52 @@ fn main() {
         let count = get("variants", 10) as usize;
         println!("best-score search, {secs} s per variant, {order}, {config:?}");
         println!(
-            "{:<40} {:>6} {:>7} {:>12} {:>6}",
-            "variant", "score", "filled", "nodes", "runs"
+            "{:<40} {:>6} {:>7} {:>12} {:>6} {:>9} {:>5}",
+            "variant", "score", "filled", "nodes", "runs", "blackwood", "diff"
         );
-        let mut total = 0u32;
-        for v in variants.iter().take(count) {
+        let (mut total, mut theirs_total, mut theirs_count) = (0u32, 0f64, 0usize);
+        for (n, v) in variants.iter().enumerate().take(count) {
             let mut bt = Backtracker::new(v, order, &Prefix::new()).unwrap();
             let report = bt.best(&config, |_| {}).unwrap();
             let board = report.board.expect("a best board");
             assert_eq!(score(&board), report.score);
             total += report.score;
+            // The Blackwood-style anchor on the same variant for as long.
+            let theirs = anchor.as_ref().and_then(|run_sh| {
+                let seconds = secs.ceil().max(1.0).to_string();
+                let line = run_anchor(
+                    run_sh,
+                    &["blackwood", &variant_path(&data, n), &seconds, "1"],
+                )?;
+                line.get("score")?.as_f64()
+            });
+            if let Some(t) = theirs {
+                theirs_total += t;
+                theirs_count += 1;
+            }
             println!(
-                "{:<40} {:>6} {:>7} {:>12} {:>6}",
+                "{:<40} {:>6} {:>7} {:>12} {:>6} {:>9} {:>5}",
                 v.name,
                 report.score,
                 board.filled(),
                 report.nodes,
-                report.runs
+                report.runs,
+                theirs.map_or("-".into(), |t| t.to_string()),
+                theirs.map_or("-".into(), |t| format!("{:+}", f64::from(report.score) - t)),
             );
         }
-        println!("{:<40} {:>6.1}", "mean", f64::from(total) / count as f64);
-        println!(
-            "target: mean >= 445; published means 440.8 (Verhaard-style, depth-gated breaks), \
-             436.4 (Blackwood-style), 60 s on one core\n"
-        );
+        let mean = f64::from(total) / count as f64;
+        println!("{:<40} {:>6.1}", "mean", mean);
+        if theirs_count == count {
+            let anchor_mean = theirs_total / count as f64;
+            println!(
+                "the Blackwood-style anchor (run.sh blackwood, the same variant and time, right \
+                 after): mean {anchor_mean:.1}; e2 {:+.1}\n",
+                mean - anchor_mean
+            );
+        } else {
+            println!("the anchor did not run on every variant ({ANCHOR_HELP})\n");
+        }
     }
 
     if wanted("count6") || wanted("engines6") {
@@ -185,6 +236,45 @@ fn main() {
                 (report.nodes as f64 / secs) / (dlx.nodes as f64 / dlx_secs),
                 dlx_secs / secs
             );
+        }
+    }
+}
+
+/// Where the anchors are looked for, for the notice when they did not run.
+const ANCHOR_HELP: &str = "../shared/anchors/run.sh beside the repository; anchor=none skips it";
+
+/// Variant `n`'s file, as the anchors read it.
+fn variant_path(data: &std::path::Path, n: usize) -> String {
+    data.join(format!("variants/variant_{n:02}.json"))
+        .display()
+        .to_string()
+}
+
+/// Runs `run.sh ARGS...` and returns its one JSON line; `None`, with the
+/// reason on stderr, when it fails.
+fn run_anchor(run_sh: &std::path::Path, args: &[&str]) -> Option<serde_json::Value> {
+    let out = std::process::Command::new("bash")
+        .arg(run_sh)
+        .args(args)
+        .output()
+        .map_err(|e| eprintln!("anchor {}: {e}", run_sh.display()))
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().rev().find(|l| l.trim_start().starts_with('{'));
+    match line.and_then(|l| serde_json::from_str(l).ok()) {
+        Some(v) if out.status.success() => Some(v),
+        _ => {
+            eprintln!(
+                "anchor {} {}: no JSON line ({}): {}",
+                run_sh.display(),
+                args.join(" "),
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+                    .lines()
+                    .last()
+                    .unwrap_or("")
+            );
+            None
         }
     }
 }

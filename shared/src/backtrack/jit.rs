@@ -60,7 +60,8 @@ impl Compiled {
     }
 
     /// The compiled walk down to `leaf` levels, or `None` when this plan or
-    /// this machine has none.
+    /// this machine has none (another architecture, or a system that
+    /// refuses executable memory): then the count takes the chained walk.
     fn walk(&self, plan: &Plan, leaf: usize) -> Option<Arc<code::Walk>> {
         if !self.enabled {
             return None;

@@ -707,9 +707,9 @@ pub(crate) fn sync_runs(plan: &Plan, state: &mut SearchState, top: usize) {
 
 #[cfg(test)]
 mod tests {
-    //! The four walks of a count against one another: the open-node walk,
+    //! The five walks of a count against one another: the open-node walk,
     //! the masked walk, and the walk that tests every candidate in its
-    //! chained and its plain copy give the same counts, nodes and
+    //! compiled, chained and plain copies give the same counts, nodes and
     //! checkpoints, poll and split at the same nodes, and each resumes the
     //! others' checkpoints.
     use super::super::Backtracker;

@@ -312,6 +312,13 @@ pub(crate) fn walk<V: Visitor>(
 ) -> (RunEnd, Option<usize>) {
     assert!(leaf >= 1 && leaf <= plan.levels.len() && leaf <= CHAIN_LEVELS);
     assert!(state.runs.len() >= leaf);
+    // A leaf that only counts: the same walk as machine code, where this
+    // machine and plan have it (`jit`).
+    if V::COUNTS_ONLY {
+        if let Some(ended) = super::jit::count(plan, state, leaf, entry, counters, driver) {
+            return ended;
+        }
+    }
     let mark = driver.next_mark(counters.nodes).max(counters.nodes + 1);
     let replay = match entry {
         Entry::Fresh => 0,

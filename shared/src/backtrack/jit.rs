@@ -95,8 +95,9 @@ impl std::fmt::Debug for Compiled {
 }
 
 /// Counts the subtree from `entry` down to `leaf` levels with the compiled
-/// walk, as `chain::walk` does with the `Count` visitor; `None` when the
-/// plan has no compiled walk (then nothing was touched).
+/// walk, as `chain::walk` does with a visitor whose leaf only adds one
+/// (`Visitor::COUNTS_ONLY`), which calls this first; `None` when the plan
+/// has no compiled walk (then nothing was touched).
 pub(crate) fn count(
     plan: &Plan,
     state: &mut SearchState,
@@ -119,21 +120,25 @@ pub(crate) fn count(
         }
     };
     let mut countdown = mark - counters.nodes;
-    let mut slots = vec![0u32; leaf];
+    // Once per walk: the code keeps each level's `end` in the run stack
+    // only, open unless a split cut it, so the levels below the entry start
+    // open; and it keeps the levels' cold parts in `slots`, which it
+    // rewrites as cells are placed. A poll changes neither (it reads and
+    // cuts only the runs of the placed levels), so re-entering after one
+    // needs neither again.
+    let below = at.map_or(0, |top| top + 1);
+    for run in &mut state.runs[below..leaf] {
+        run.end = OPEN_END;
+    }
+    let mut slots: Vec<u32> = strided.levels[..leaf]
+        .iter()
+        .map(|level| cold_part(level, &state.board))
+        .collect();
     loop {
-        // The code keeps each level's `end` in the run stack only, open
-        // unless a split cut it: the levels below the entry start open.
-        let below = at.map_or(0, |top| top + 1);
-        for run in &mut state.runs[below..leaf] {
-            run.end = OPEN_END;
-        }
         let word = match at {
             None => state.board[plan.levels[0].hot_cell as usize],
             Some(_) => 0,
         };
-        for (slot, level) in slots.iter_mut().zip(&strided.levels) {
-            *slot = cold_part(level, &state.board);
-        }
         let s = state.stacks();
         let mut regs = Regs {
             board: s.board,
@@ -260,7 +265,7 @@ mod code {
     };
 
     use super::super::candidate::CLASS_MASK;
-    use super::super::plan::{Plan, Term};
+    use super::super::plan::{Level, Plan, Term};
     use super::super::strided::{OPEN_END, SENTINEL};
     use super::Regs;
 
@@ -320,7 +325,7 @@ mod code {
                     return None;
                 }
             }
-            let cold = ColdParts::new(plan, leaf);
+            let cold = cold_parts(plan, levels, leaf);
             let mut ops = Assembler::new().ok()?;
             let label = |ops: &mut Assembler| -> Vec<DynamicLabel> {
                 (0..leaf).map(|_| ops.new_dynamic_label()).collect()
@@ -569,42 +574,37 @@ mod code {
         last: Option<usize>,
     }
 
-    struct ColdParts;
-
-    impl ColdParts {
-        #[allow(clippy::new_ret_no_self)]
-        fn new(plan: &Plan, leaf: usize) -> Vec<ColdPart> {
-            let levels = &plan.strided.as_ref().expect("checked by the caller").levels;
-            let mut level_of = vec![None; plan.pinned_board.len()];
-            for (d, l) in levels.iter().enumerate() {
-                level_of[l.pos as usize] = Some(d);
-            }
-            levels[..leaf]
-                .iter()
-                .enumerate()
-                .map(|(d, l)| {
-                    let mut part = ColdPart {
-                        constant: l.table,
-                        terms: Vec::new(),
-                        last: None,
-                    };
-                    for t in &l.terms[..l.cold as usize] {
-                        match level_of[t.cell as usize] {
-                            Some(j) => {
-                                assert!(j < d, "a key term reads a cell placed before");
-                                part.terms.push(*t);
-                                part.last = part.last.max(Some(j));
-                            }
-                            None => {
-                                let word = plan.pinned_board[t.cell as usize];
-                                part.constant = part.constant.wrapping_add(super::term(t, word));
-                            }
+    /// Each level's cold part, as [`ColdPart`] says the code finds it.
+    fn cold_parts(plan: &Plan, levels: &[Level], leaf: usize) -> Vec<ColdPart> {
+        let mut level_of = vec![None; plan.pinned_board.len()];
+        for (d, l) in levels.iter().enumerate() {
+            level_of[l.pos as usize] = Some(d);
+        }
+        levels[..leaf]
+            .iter()
+            .enumerate()
+            .map(|(d, l)| {
+                let mut part = ColdPart {
+                    constant: l.table,
+                    terms: Vec::new(),
+                    last: None,
+                };
+                for t in &l.terms[..l.cold as usize] {
+                    match level_of[t.cell as usize] {
+                        Some(j) => {
+                            assert!(j < d, "a key term reads a cell placed before");
+                            part.terms.push(*t);
+                            part.last = part.last.max(Some(j));
+                        }
+                        None => {
+                            let word = plan.pinned_board[t.cell as usize];
+                            part.constant = part.constant.wrapping_add(super::term(t, word));
                         }
                     }
-                    part
-                })
-                .collect()
-        }
+                }
+                part
+            })
+            .collect()
     }
 }
 

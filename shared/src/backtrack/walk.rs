@@ -33,7 +33,8 @@ use crate::search::{Checkpoint, RunEnd};
 pub(crate) trait Visitor {
     /// True when `leaf` only adds one to the solutions and never stops the
     /// walk: then a count may run on the open-node walk (`open`), which
-    /// counts a level's leaves at once instead of visiting each.
+    /// counts a level's leaves at once instead of visiting each, and the
+    /// chained walk on its compiled copy (`jit`), which adds the one itself.
     const COUNTS_ONLY: bool = false;
 
     /// Called with levels `0..leaf` placed; returns true to stop the walk.
@@ -84,19 +85,7 @@ impl Visitor for Count {
         false
     }
 
-    /// The compiled walk where there is one (see `jit`), else the chain.
-    fn chained(
-        &mut self,
-        plan: &Plan,
-        state: &mut SearchState,
-        leaf: usize,
-        entry: Entry,
-        counters: &mut Counters,
-        driver: &mut dyn Polls,
-    ) -> (RunEnd, Option<usize>) {
-        super::jit::count(plan, state, leaf, entry, counters, driver)
-            .unwrap_or_else(|| super::chain::walk(plan, state, leaf, entry, counters, driver, self))
-    }
+    chained_by_chain!();
 }
 
 /// Where a walk starts.

@@ -153,8 +153,6 @@ fn a_restarted_coordinator_resumes_without_rerunning_finished_tasks() {
 #[test]
 fn a_coordinator_writing_backups_outlives_its_machine() {
     let mut cluster = Cluster::new();
-    // Several seconds of two workers: the first backup holding a finished
-    // task comes while most are still to do.
     let puzzle = LONGER_SIX.write(cluster.dir.path());
     let expected = engine_count(&puzzle, Engine::Backtrack);
     let file = cluster.dir.path().join("coordinator.e2backup");
@@ -163,16 +161,23 @@ fn a_coordinator_writing_backups_outlives_its_machine() {
     cluster.start_worker(1, &[]);
     cluster.start_worker(1, &[]);
     let job = cluster.submit(&puzzle, &["--mode", "count", "--engine", "backtrack"]);
+    // The machine goes down in two steps: its workers die at the first task
+    // done (the job has about a second of work, less than the backup's
+    // period, so waiting for a backup first could leave nothing undone),
+    // then the coordinator, once it has written a backup holding that task.
+    cluster.wait_until(job, JOB_TIME, |s| {
+        frac_done(s) > 0.0 || s["state"] == "done"
+    });
+    for w in &mut cluster.workers {
+        w.sigkill();
+    }
+    cluster.workers.clear();
     let since = std::time::Instant::now();
     while !std::fs::read_to_string(&file).is_ok_and(|t| t.contains("\"state\":\"done\"")) {
         assert!(since.elapsed() < JOB_TIME, "no backup with a finished task");
         std::thread::sleep(Duration::from_millis(50));
     }
     cluster.coordinator.as_mut().unwrap().sigkill();
-    for w in &mut cluster.workers {
-        w.sigkill();
-    }
-    cluster.workers.clear();
     let backup = std::fs::read_to_string(&file).unwrap();
     assert!(
         backup.contains("\"state\":\"ready\"") || backup.contains("\"state\":\"running\""),

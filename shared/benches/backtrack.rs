@@ -45,8 +45,7 @@ fn main() {
     }
     // The anchors, run on the same inputs in the same run: a rate or a
     // score alone says nothing across hosts. `anchor=none` skips them.
-    let anchors = data.join("../anchors/run.sh");
-    let anchor = (keys.get("anchor") != Some(&"none") && anchors.is_file()).then_some(anchors);
+    let anchor = common::anchors().filter(|_| keys.get("anchor") != Some(&"none"));
     let variants: Vec<_> = (0..10)
         .map(|n| common::load_puzzle(std::path::Path::new(&variant_path(&data, n))))
         .collect();
@@ -82,7 +81,7 @@ fn main() {
             // The anchor on the same variant, right after, for about as long.
             let theirs = anchor.as_ref().and_then(|run_sh| {
                 let seconds = secs.ceil().max(1.0).to_string();
-                let line = run_anchor(run_sh, &["jit", &variant_path(&data, n), &seconds])?;
+                let line = common::run_anchor(run_sh, &["jit", &variant_path(&data, n), &seconds])?;
                 Some(line.get("nodes_per_s")?.as_f64()? / 1e6)
             });
             if let Some(jit) = theirs {
@@ -108,7 +107,10 @@ fn main() {
             all_nodes as f64 / all_cpu / 1e6
         );
         match ratios.len() {
-            0 => println!("no anchor ran ({ANCHOR_HELP}): these rates alone compare nothing\n"),
+            0 => println!(
+                "no anchor ran ({}): these rates alone compare nothing\n",
+                common::ANCHOR_HELP
+            ),
             n => println!(
                 "e2 against the jit anchor (run.sh jit, the same variant right after): \
                  mean ratio {:.3} over {n} variants, {:.3} to {:.3}\n",
@@ -161,7 +163,7 @@ fn main() {
             // The Blackwood-style anchor on the same variant for as long.
             let theirs = anchor.as_ref().and_then(|run_sh| {
                 let seconds = secs.ceil().max(1.0).to_string();
-                let line = run_anchor(
+                let line = common::run_anchor(
                     run_sh,
                     &["blackwood", &variant_path(&data, n), &seconds, "1"],
                 )?;
@@ -192,7 +194,10 @@ fn main() {
                 mean - anchor_mean
             );
         } else {
-            println!("the anchor did not run on every variant ({ANCHOR_HELP})\n");
+            println!(
+                "the anchor did not run on every variant ({})\n",
+                common::ANCHOR_HELP
+            );
         }
     }
 
@@ -240,43 +245,11 @@ fn main() {
     }
 }
 
-/// Where the anchors are looked for, for the notice when they did not run.
-const ANCHOR_HELP: &str = "../shared/anchors/run.sh beside the repository; anchor=none skips it";
-
 /// Variant `n`'s file, as the anchors read it.
 fn variant_path(data: &std::path::Path, n: usize) -> String {
     data.join(format!("variants/variant_{n:02}.json"))
         .display()
         .to_string()
-}
-
-/// Runs `run.sh ARGS...` and returns its one JSON line; `None`, with the
-/// reason on stderr, when it fails.
-fn run_anchor(run_sh: &std::path::Path, args: &[&str]) -> Option<serde_json::Value> {
-    let out = std::process::Command::new("bash")
-        .arg(run_sh)
-        .args(args)
-        .output()
-        .map_err(|e| eprintln!("anchor {}: {e}", run_sh.display()))
-        .ok()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let line = text.lines().rev().find(|l| l.trim_start().starts_with('{'));
-    match line.and_then(|l| serde_json::from_str(l).ok()) {
-        Some(v) if out.status.success() => Some(v),
-        _ => {
-            eprintln!(
-                "anchor {} {}: no JSON line ({}): {}",
-                run_sh.display(),
-                args.join(" "),
-                out.status,
-                String::from_utf8_lossy(&out.stderr)
-                    .lines()
-                    .last()
-                    .unwrap_or("")
-            );
-            None
-        }
-    }
 }
 
 /// Time this thread has spent on a CPU (Linux `schedstat`), so that a busy
